@@ -1,0 +1,121 @@
+"""``check`` (the invariants on the user's own files) and ``replay`` (one saved counterexample)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from contract import reproducers
+from contract.execution import Observation, Session
+from contract.model import Config
+from contract.plugins import Plugin, TargetError, load
+from contract.registry import registry
+from contract.reporting.json_report import report_json
+from contract.reporting.text import render
+from contract.runner import Counterexample, InvariantResult, RunResult, RunSettings, skip_reason
+
+REPRODUCERS = Path(".chunk-contract/reproducers")
+
+
+def read_document(plugin: Plugin, path: str) -> Any:
+    """The document in ``path``: UTF-8 text, or a workbook description for ``.xlsx`` files."""
+    from contract.cli import UsageError
+
+    file = Path(path)
+    if not file.is_file():
+        raise UsageError(f"{path}: no such file")
+    if plugin.kind == "workbook":
+        if file.suffix.lower() not in (".xlsx", ".xlsm"):
+            raise UsageError(f"{path}: workbook plugins read .xlsx files")
+        from contract.workbook import describe, load_xlsx
+
+        try:
+            return describe(load_xlsx(path))
+        except Exception as exc:  # noqa: BLE001  (openpyxl raises many kinds)
+            raise UsageError(f"{path}: cannot read as .xlsx: {exc}") from None
+    try:
+        return file.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def check_files(plugin: Plugin, files: Sequence[str], config: Config, *, timeout: float,
+                memory_mb: int | None, json_path: str | None) -> int:
+    """Check every invariant on each file with ``config``; report like ``run`` does."""
+    documents = {path: read_document(plugin, path) for path in files}
+    started = time.monotonic()
+    first: dict[str, tuple[str, Observation]] = {}
+    exercised: set[str] = set()
+    with Session(plugin, timeout=timeout, memory_mb=memory_mb, selected=list(registry())) as session:
+        active = tuple(r.id for r in session.rules)
+        for path, document in documents.items():
+            seen = session.observe(document, config)
+            exercised |= seen.exercised
+            print(f"{'ok  ' if not seen.violations else 'FAIL'} {path}", file=sys.stderr)
+            for violation in seen.violations:
+                first.setdefault(violation.invariant, (path, seen))
+    result = _result(plugin, len(documents), active, exercised, first, timeout, memory_mb)
+    result.elapsed = time.monotonic() - started
+    print(render(result))
+    if json_path:
+        reproducers.write_atomic(Path(json_path), report_json(result))
+    return 0 if result.passed else 1
+
+
+def _result(plugin: Plugin, count: int, active: tuple[str, ...], exercised: set[str],
+            first: dict[str, tuple[str, Observation]], timeout: float,
+            memory_mb: int | None) -> RunResult:
+    chosen = list(registry())
+    results = []
+    for rule_id in chosen:
+        if rule_id in first:
+            path, seen = first[rule_id]
+            found = _counterexample(plugin, rule_id, seen, timeout, memory_mb)
+            found.messages = [f"in {path}: {m}" for m in found.messages]
+            results.append(InvariantResult(rule_id, "violated", count, found))
+        elif rule_id in active and rule_id in exercised and rule_id != "scales_linearly":
+            results.append(InvariantResult(rule_id, "passed", count))
+        else:
+            results.append(InvariantResult(rule_id, "skipped", 0,
+                                           reason=skip_reason(plugin, rule_id, chosen, active)))
+    return RunResult(plugin.target, plugin.kind, 0, count, results,
+                     settings=RunSettings(timeout=timeout, memory_mb=memory_mb))
+
+
+def _counterexample(plugin: Plugin, rule_id: str, seen: Observation, timeout: float,
+                    memory_mb: int | None) -> Counterexample:
+    found = seen.of(rule_id)
+    example = Counterexample(rule_id, seen.document, seen.config, [v.message for v in found],
+                             seen.records, offending=sorted({i for v in found for i in v.chunks}))
+    path = reproducers.save(reproducers.Reproducer(
+        target=plugin.target, invariant=rule_id, document=seen.document, config=seen.config,
+        message=example.message, kind=plugin.kind, timeout=timeout, memory_mb=memory_mb,
+        chunks=seen.records), REPRODUCERS)
+    example.reproducer = str(path)
+    return example
+
+
+def replay(saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: int | None) -> int:
+    """Re-run one counterexample: exit 1 if it still violates its invariant, else 0."""
+    plugin = load(saved.target)
+    if plugin.kind != saved.kind:
+        raise TargetError(f"{saved.target}: is a {plugin.kind} plugin; the reproducer is {saved.kind}")
+    limit = timeout or saved.timeout
+    with Session(plugin, timeout=limit, memory_mb=memory_mb or saved.memory_mb,
+                 selected=list(registry())) as session:
+        seen = session.observe(saved.document, saved.config, timeout=limit)
+    print(f"replaying {saved.invariant} on {saved.target} with {saved.config.describe()}")
+    print(f"    document = {ascii(saved.document) if isinstance(saved.document, str) else saved.document}")
+    still = seen.of(saved.invariant)
+    others = [v for v in seen.violations if v.invariant != saved.invariant]
+    for violation in still + others:
+        print(f"    [{violation.invariant}] {violation.message.splitlines()[0]}")
+    if still:
+        print(f"STILL FAILS: {saved.invariant}")
+        return 1
+    print(f"FIXED: {saved.invariant} holds on this input"
+          + (f" (other violations: {', '.join(sorted({v.invariant for v in others}))})" if others else ""))
+    return 1 if others else 0

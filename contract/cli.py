@@ -1,0 +1,193 @@
+"""The command line (SPEC §6): thin parsing around the runner; exit 0 pass, 1 violation, 2 usage."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from contract import registry, reproducers
+from contract.model import Config
+from contract.plugins import Plugin, TargetError, load
+
+EXIT_PASSED, EXIT_VIOLATED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad flags, targets or files: one line on stderr and exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _ids(text: str) -> tuple[str, ...]:
+    return tuple(i.strip() for i in text.split(",") if i.strip())
+
+
+def _positive(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        return value
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="chunk-contract", description="Check a chunker against the contract.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = sub.add_parser("run", help="generate documents and check every invariant")
+    run.add_argument("target")
+    _reports(run)
+    run.add_argument("--junit", metavar="PATH")
+    run.add_argument("--max-examples", type=_positive(int), default=200)
+    run.add_argument("--seed", type=int)
+    _limits(run)
+    run.add_argument("--only", type=_ids, default=(), metavar="ID,...")
+    run.add_argument("--skip", type=_ids, default=(), metavar="ID,...")
+    run.add_argument("--reproducers", metavar="DIR", default=".chunk-contract/reproducers",
+                     help="where counterexamples are saved (default %(default)s)")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    check = sub.add_parser("check", help="check the invariants on your own files")
+    check.add_argument("target")
+    check.add_argument("files", nargs="+", metavar="FILE")
+    check.add_argument("--max-size", type=int, required=True)
+    check.add_argument("--overlap", type=int, default=0)
+    _reports(check)
+    _limits(check)
+    replay = sub.add_parser("replay", help="re-run a saved counterexample")
+    replay.add_argument("reproducer")
+    _limits(replay, defaults=False)
+    matrix = sub.add_parser("matrix", help="run several targets and print one table")
+    matrix.add_argument("targets", nargs="+", metavar="TARGET")
+    matrix.add_argument("--max-examples", type=_positive(int), default=200)
+    matrix.add_argument("--seed", type=int)
+    _limits(matrix)
+    matrix.add_argument("--json", metavar="DIR", help="write one JSON report per target here")
+    listing = sub.add_parser("list", help="list the invariants (and adapters)")
+    listing.add_argument("--adapters", action="store_true", help="list the registered plugins")
+    return parser
+
+
+def _reports(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", metavar="PATH")
+
+
+def _limits(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
+    parser.add_argument("--timeout", type=_positive(float), default=2.0 if defaults else None,
+                        metavar="SECONDS", help="per-call limit (default 2)")
+    parser.add_argument("--memory-mb", type=_positive(int), default=1024 if defaults else None,
+                        help="worker memory limit above its start size (default 1024)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``chunk-contract`` console script."""
+    try:
+        args = build_parser().parse_args(argv)
+        handler = {"run": cmd_run, "check": cmd_check, "replay": cmd_replay, "list": cmd_list,
+                   "matrix": cmd_matrix}
+        return handler[args.command](args)
+    except (UsageError, TargetError, reproducers.ReproducerError) as exc:
+        print(f"chunk-contract: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyError as exc:  # unknown invariant ids from --only / --skip
+        print(f"chunk-contract: error: {exc.args[0]}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("chunk-contract: interrupted", file=sys.stderr)
+        return 130
+
+
+def _load(target: str) -> Plugin:
+    return load(target)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from contract.reporting import JsonReport, JUnitReport, ProgressPrinter, TextReport
+    from contract.runner import RunSettings, run
+
+    registry.select(args.only, args.skip)
+    plugin = _load(args.target)
+    settings = RunSettings(
+        max_examples=args.max_examples, seed=args.seed, timeout=args.timeout,
+        memory_mb=args.memory_mb, only=args.only, skip=args.skip,
+        reproducers=Path(args.reproducers),
+    )
+    listeners: list[Any] = [TextReport()]
+    if not args.quiet:
+        listeners.append(ProgressPrinter())
+    if args.json:
+        listeners.append(JsonReport(args.json))
+    if args.junit:
+        listeners.append(JUnitReport(args.junit))
+    result = run(plugin, settings, on_event=lambda e: [listener(e) for listener in listeners])
+    return EXIT_PASSED if result.passed else EXIT_VIOLATED
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    from contract.reporting import ProgressPrinter, TextReport
+    from contract.reporting.json_report import report_json
+    from contract.reporting.matrix import render_matrix, short_name
+    from contract.runner import RunSettings, run
+
+    plugins = [_load(target) for target in args.targets]  # every target resolves, or exit 2
+    settings = RunSettings(max_examples=args.max_examples, seed=args.seed,
+                           timeout=args.timeout, memory_mb=args.memory_mb)
+    results = []
+    for plugin in plugins:
+        result = run(plugin, settings, on_event=ProgressPrinter())
+        if not result.passed:
+            TextReport(sys.stderr)(_finished(result))
+        if args.json:
+            name = "".join(c if c.isalnum() else "-" for c in short_name(plugin.target))
+            reproducers.write_atomic(Path(args.json) / f"{name}.json", report_json(result))
+        results.append(result)
+    print(render_matrix(results))
+    return EXIT_PASSED if all(r.passed for r in results) else EXIT_VIOLATED
+
+
+def _finished(result: Any) -> Any:
+    from contract.runner import Finished
+
+    return Finished(result)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from contract.checking import check_files
+
+    plugin = _load(args.target)
+    return check_files(plugin, args.files, Config(args.max_size, args.overlap),
+                       timeout=args.timeout, memory_mb=args.memory_mb, json_path=args.json)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from contract.checking import replay
+
+    saved = reproducers.load(args.reproducer)
+    return replay(saved, timeout=args.timeout, memory_mb=args.memory_mb)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    if args.adapters:
+        from contract.plugins import entry_points
+
+        for name, ep in sorted(entry_points().items()):
+            print(f"{name:<28} {ep.value}")
+        return EXIT_PASSED
+    rules = registry.registry()
+    width = max(map(len, rules))
+    for rule_id, rule in rules.items():
+        tags = "/".join(sorted(rule.kinds)) + (", opt-in" if rule.opt_in else "")
+        print(f"{rule_id:<{width}}  [{tags}]  {rule.rule}")
+    return EXIT_PASSED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""One observation: call the plugin in its worker, then check the chunks against the invariants.
+
+This is where the engine-decided rules come from: a hang or a memory blowup is ``terminates``,
+an exception, a dead interpreter or a wrong return type is ``no_crash``, and anything wrong on a
+degenerate config is ``config_validation``.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from contract.model import (
+    Case, Chunk, ChunkTypeError, Config, Document, Violation, chunks_from_records, normalise_chunks,
+)
+from contract.plugins import Plugin
+from contract.registry import Invariant, registry
+from contract.worker import Outcome, Worker
+
+#: Exceptions a plugin may raise to reject a degenerate config (SPEC §2).
+REJECTIONS = (ValueError, TypeError)
+
+
+@dataclass
+class Observation:
+    """What one call showed: the violations found and the chunks returned (if any)."""
+
+    document: Any
+    config: Config
+    violations: list[Violation] = field(default_factory=list)
+    records: list[dict[str, Any]] | None = None
+    exercised: set[str] = field(default_factory=set)
+
+    def of(self, invariant_id: str) -> list[Violation]:
+        return [v for v in self.violations if v.invariant == invariant_id]
+
+
+class PluginFailure(Exception):
+    """A plugin call that did not give chunks; carries the violation it amounts to."""
+
+    def __init__(self, violation: Violation) -> None:
+        super().__init__(violation.message)
+        self.violation = violation
+
+
+def serve(plugin: Plugin) -> Callable[[Any], Any]:
+    """The function the worker runs: split a document, or count tokens, for ``plugin``."""
+    def task(request: tuple[Any, ...]) -> Any:
+        if request[0] == "count":
+            return [_count(plugin, text) for text in request[1]]
+        _, document, max_size, overlap = request
+        if plugin.kind == "workbook":
+            from contract.workbook import build
+
+            document = build(document)
+        try:
+            return ("chunks", normalise_chunks(plugin.split(document, max_size=max_size, overlap=overlap)))
+        except MemoryError:
+            raise
+        except ChunkTypeError as exc:
+            return ("wrong_type", str(exc))
+        except Exception as exc:
+            return ("raised", _exc_name(exc), str(exc), isinstance(exc, REJECTIONS), _trace(exc))
+    return task
+
+
+def _count(plugin: Plugin, text: str) -> int:
+    assert plugin.count_tokens is not None
+    value = plugin.count_tokens(text)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ChunkTypeError(f"count_tokens({text[:20]!r}) returned {value!r}, expected an int")
+    return value
+
+
+def _exc_name(exc: BaseException) -> str:
+    return type(exc).__name__
+
+
+def _trace(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(exc)[-6:])
+
+
+class Session:
+    """A plugin behind its worker, ready to be observed on many inputs."""
+
+    def __init__(self, plugin: Plugin, *, timeout: float, memory_mb: int | None,
+                 selected: Iterable[str]) -> None:
+        self.plugin = plugin
+        self.timeout = timeout
+        self.memory_mb = memory_mb
+        self.worker = Worker(serve(plugin), timeout=timeout, memory_mb=memory_mb)
+        rules = registry()
+        self.rules: list[Invariant] = [rules[i] for i in selected if rules[i].applies_to(
+            plugin.kind, plugin.declarations.promises)]
+        self._counts: dict[str, int] = {}
+        #: Slowest successful call so far, and how many calls hung: after a hang, later calls
+        #: get a timeout scaled to the plugin's real speed, so a hanging plugin cannot make the
+        #: run last (examples x timeout).
+        self.slowest = 0.0
+        self.hangs = 0
+
+    def quick_timeout(self) -> float:
+        """A timeout well above this plugin's slowest successful call, at most the full one."""
+        return min(self.timeout, max(0.1, 20 * self.slowest))
+
+    def close(self) -> None:
+        self.worker.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def observe(self, document: Any, config: Config, *, only: str | None = None,
+                timeout: float | None = None) -> Observation:
+        """Call the plugin on ``document`` with ``config`` and check the result."""
+        seen = Observation(document, config)
+        if only == "config_validation" and config.is_valid:
+            return seen  # only degenerate configs can break that rule
+        rules = [r for r in self.rules if only in (None, "config_validation") or r.id == only]
+        if timeout is None and self.hangs:
+            timeout = self.quick_timeout()
+        try:
+            chunks = self.call(document, config, timeout=timeout)
+            seen.records = [c.as_record() for c in chunks]
+            seen.violations = self._check(document, config, chunks, rules, seen.exercised)
+        except PluginFailure as failure:
+            seen.violations = [failure.violation]
+        except _Rejected:
+            return seen
+        if not config.is_valid:
+            seen.violations = [_as_config_violation(v, config) for v in seen.violations]
+        return seen
+
+    def call(self, document: Any, config: Config, *, timeout: float | None = None) -> list[Chunk]:
+        """The plugin's chunks, or a PluginFailure (or _Rejected for a refused degenerate config)."""
+        outcome = self.worker.call(("split", document, config.max_size, config.overlap), timeout=timeout)
+        if outcome.kind == "ok":
+            self.slowest = max(self.slowest, outcome.elapsed)
+        elif outcome.kind == "timeout":
+            self.hangs += 1
+        reply = _unwrap(outcome, self.memory_mb)
+        if reply[0] == "chunks":
+            return chunks_from_records(reply[1])
+        if reply[0] == "wrong_type":
+            raise PluginFailure(Violation("no_crash", f"the plugin {reply[1]}"))
+        _, name, message, rejects, trace = reply
+        if rejects and not config.is_valid:
+            raise _Rejected()
+        raise PluginFailure(Violation("no_crash", f"raised {name}: {message}".rstrip(": ")
+                                      + f"\n{trace}".rstrip()))
+
+    def _check(self, document: Any, config: Config, chunks: list[Chunk],
+               rules: Sequence[Invariant], exercised: set[str]) -> list[Violation]:
+        case = self.case(document, config, chunks)
+        found: list[Violation] = []
+        for rule in rules:
+            if rule.engine or not rule.exercised_by(chunks):
+                continue
+            exercised.add(rule.id)
+            try:
+                self._prepare(case, rule, document, config)
+                found.extend(rule.check(case))
+            except PluginFailure as failure:  # a rerun or a token count went wrong
+                found.append(failure.violation)
+        exercised.update(r.id for r in rules if r.engine)
+        return found
+
+    def case(self, document: Any, config: Config, chunks: Sequence[Chunk]) -> Case:
+        """The Case the invariants see for this call."""
+        decl = self.plugin.declarations
+        if decl.kind == "workbook":
+            from contract.workbook import non_empty_cells
+
+            return Case(Document(""), config, chunks, decl, self.measure,
+                        raw_document=None, workbook=non_empty_cells(document))
+        text = document.replace("\r\n", "\n") if decl.newlines == "lf" else document
+        return Case(Document(text), config, chunks, decl, self.measure, raw_document=document)
+
+    def _prepare(self, case: Case, rule: Invariant, document: Any, config: Config) -> None:
+        if "rerun" in rule.needs and case.rerun is None:
+            case.rerun = self._rerun(document, config)
+        if "lf_twin" in rule.needs and case.twins is None and "\n" in document:
+            lf = document.replace("\r\n", "\n")
+            try:
+                case.twins = (self.call(lf.replace("\n", "\r\n"), config), self.call(lf, config))
+            except (PluginFailure, _Rejected):
+                pass  # the twins' own failures are found when they are generated themselves
+
+    def _rerun(self, document: Any, config: Config) -> list[Chunk]:
+        try:
+            return self.call(document, config)
+        except PluginFailure as failure:
+            raise PluginFailure(Violation(
+                "deterministic", f"the first call returned chunks; a second on the same input "
+                f"failed: {failure.violation.message.splitlines()[0]}")) from None
+
+    def measure(self, text: str) -> int:
+        """Size of ``text`` in the plugin's unit (token counts run in the worker, cached)."""
+        unit = self.plugin.declarations.unit
+        if unit == "chars":
+            return len(text)
+        if unit == "bytes":
+            return len(text.encode("utf-8", "surrogatepass"))
+        if text not in self._counts:
+            self._counts[text] = self._count(text)
+        return self._counts[text]
+
+    def _count(self, text: str) -> int:
+        try:
+            reply = _unwrap(self.worker.call(("count", [text])), self.memory_mb)
+        except PluginFailure as failure:
+            v = failure.violation
+            raise PluginFailure(Violation(v.invariant, f"count_tokens: {v.message}")) from None
+        if len(self._counts) > 100_000:
+            self._counts.clear()
+        return int(reply[0])
+
+
+class _Rejected(Exception):
+    """A degenerate config refused with ValueError or TypeError: the allowed answer."""
+
+
+def _unwrap(outcome: Outcome, memory_mb: int | None) -> Any:
+    if outcome.kind == "ok":
+        return outcome.value
+    if outcome.kind == "timeout":
+        raise PluginFailure(Violation("terminates", f"{outcome.message}: the call was killed"))
+    if outcome.kind == "memory":
+        raise PluginFailure(Violation(
+            "terminates", f"memory grew past the {memory_mb} MiB limit: {outcome.message}".rstrip(": ")))
+    if outcome.kind == "crash":
+        tail = f"\n{outcome.detail.strip()[-600:]}" if outcome.detail.strip() else ""
+        raise PluginFailure(Violation("no_crash", f"the worker process died: {outcome.message}{tail}"))
+    # an error outside the plugin's own call (e.g. count_tokens, or an unpicklable result)
+    raise PluginFailure(Violation("no_crash", f"{outcome.error_type}: {outcome.message}"))
+
+
+def _as_config_violation(violation: Violation, config: Config) -> Violation:
+    first = violation.message
+    return Violation(
+        "config_validation",
+        f"degenerate config {config.describe()} was neither refused with ValueError/TypeError "
+        f"nor handled cleanly: [{violation.invariant}] {first}",
+        violation.chunks,
+    )

@@ -1,0 +1,33 @@
+"""Helpers shared by the invariant families: spans, with placement for chunks without offsets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from contract.model import Case, Chunk
+from contract.placement import Accept, Lower, Placement, Span, after_previous, place_in_order
+
+
+def place(
+    case: Case, chunks: Sequence[Chunk], *, lower: Lower = after_previous,
+    accept: Accept | None = None,
+) -> Placement:
+    """Place ``chunks`` in document order; chunks with offsets stay pinned to them."""
+    spans = case.offset_spans
+    fixed = [spans[c.index][0] if spans[c.index] else None for c in chunks]
+    return place_in_order(
+        case.document.text, [c.text for c in chunks], fixed, lower=lower, accept=accept
+    )
+
+
+def spans_for(case: Case, chunks: Sequence[Chunk]) -> list[Span | None] | None:
+    """Offsets of ``chunks``, or their document-order placement; None if they cannot be placed."""
+    own = [case.offset_spans[c.index] for c in chunks]
+    if all(span is not None for span in own):
+        return own
+    placed = place(case, chunks)
+    return placed.spans if placed.ok else None
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")

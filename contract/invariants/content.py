@@ -1,0 +1,96 @@
+"""Content rules: chunks are non-empty verbatim slices that together hold all the text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from contract.model import (
+    Case, Chunk, Violation, describe_chunk, escape, first_non_space, is_blank,
+)
+from contract.placement import uncovered_offset
+from contract.registry import invariant
+
+
+@invariant("non_empty", kinds=("text", "workbook"))
+def non_empty(case: Case) -> Iterator[Violation]:
+    """No chunk is empty or whitespace-only."""
+    for chunk in case.chunks:
+        if is_blank(chunk.text):
+            what = "empty" if not chunk.text else f"whitespace-only {escape(chunk.text)}"
+            yield Violation("non_empty", f"{describe_chunk(chunk)} is {what}", (chunk.index,))
+
+
+@invariant("span_fidelity")
+def span_fidelity(case: Case) -> Iterator[Violation]:
+    """Each chunk's text equals the document slice it claims (offsets, byte offsets, placement)."""
+    doc = case.document
+    for chunk in case.chunks:
+        if chunk.bare:
+            if chunk.text and chunk.text not in doc.text:
+                yield _violation(chunk, f"{escape(chunk.text)} occurs nowhere in the document")
+            continue
+        if chunk.start is not None or chunk.end is not None:
+            yield from _check_chars(case, chunk)
+        if chunk.start_byte is not None or chunk.end_byte is not None:
+            yield from _check_bytes(case, chunk)
+
+
+def _check_chars(case: Case, chunk: Chunk) -> Iterator[Violation]:
+    start, end, size = chunk.start, chunk.end, len(case.document)
+    if start is None or end is None:
+        yield _violation(chunk, f"reports start={start} end={end}; both or neither are allowed")
+    elif not 0 <= start <= end <= size:
+        yield _violation(chunk, f"span [{start}:{end}) is not inside the document [0:{size})")
+    elif case.document.text[start:end] != chunk.text:
+        held = case.document.text[start:end]
+        yield _violation(chunk, _mismatch(chunk.text, held, f"[{start}:{end})"))
+
+
+def _check_bytes(case: Case, chunk: Chunk) -> Iterator[Violation]:
+    sb, eb, size = chunk.start_byte, chunk.end_byte, len(case.document.data)
+    if sb is None or eb is None:
+        yield _violation(chunk, f"reports start_byte={sb} end_byte={eb}; both or neither are allowed")
+    elif not 0 <= sb <= eb <= size:
+        yield _violation(chunk, f"byte span [{sb}:{eb}) is not inside the document's {size} bytes")
+    else:
+        held = case.document.data[sb:eb].decode("utf-8", "replace")
+        if held != chunk.text:
+            yield _violation(chunk, _mismatch(chunk.text, held, f"bytes [{sb}:{eb})"))
+
+
+def _mismatch(text: str, held: str, where: str) -> str:
+    return f"text {escape(text)} but the document holds {escape(held)} at {where}"
+
+
+def _violation(chunk: Chunk, message: str) -> Violation:
+    return Violation("span_fidelity", f"{describe_chunk(chunk)}: {message}", (chunk.index,))
+
+
+@invariant("no_lost_text")
+def no_lost_text(case: Case) -> Iterator[Violation]:
+    """Every non-whitespace character of the document lies inside some chunk."""
+    text = case.document.text
+    if case.all_spanned:
+        gap = _first_gap(text, [s for s in case.offset_spans if s is not None])
+    else:
+        fixed = [s[0] if s else None for s in case.offset_spans]
+        gap = uncovered_offset(text, [c.text for c in case.chunks], fixed).offset
+    if gap is not None:
+        line = case.document.line_of(gap)
+        yield Violation(
+            "no_lost_text",
+            f"document[{gap}] {escape(text[gap])} (line {line}) lies in no chunk"
+            + ("" if case.all_spanned else " under any placement of the chunks in document order"),
+        )
+
+
+def _first_gap(text: str, spans: list[tuple[int, int]]) -> int | None:
+    covered = 0
+    for start, end in sorted(spans):
+        if start > covered:
+            gap = first_non_space(text, covered, start)
+            if gap != -1:
+                return gap
+        covered = max(covered, end)
+    gap = first_non_space(text, covered)
+    return gap if gap != -1 else None

@@ -1,0 +1,95 @@
+"""Identity and hierarchy: ids are unique, and children tile their parent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from contract.model import Case, Chunk, Violation, describe_chunk, escape, first_non_space
+from contract.placement import Span
+from contract.registry import invariant
+
+
+@invariant("unique_ids", kinds=("text", "workbook"), fields=("id",))
+def unique_ids(case: Case) -> Iterator[Violation]:
+    """No two chunks of one document share an ``id``."""
+    seen: dict[str, Chunk] = {}
+    for chunk in case.chunks:
+        if chunk.id is None:
+            continue
+        if chunk.id in seen:
+            first = seen[chunk.id]
+            yield Violation(
+                "unique_ids",
+                f"{describe_chunk(first)} and {describe_chunk(chunk)} share id {chunk.id!r}",
+                (first.index, chunk.index),
+            )
+        else:
+            seen[chunk.id] = chunk
+
+
+@invariant("tiles_parent", kinds=("text", "workbook"), fields=("parent",))
+def tiles_parent(case: Case) -> Iterator[Violation]:
+    """A parent's children are disjoint, lie inside it, and cover all its non-blank content."""
+    by_id = {c.id: c for c in case.chunks if c.id is not None}
+    families: dict[str, list[Chunk]] = {}
+    for chunk in case.chunks:
+        if chunk.parent is not None:
+            families.setdefault(chunk.parent, []).append(chunk)
+    for parent_id, children in families.items():
+        parent = by_id.get(parent_id)
+        if parent is None:
+            yield Violation(
+                "tiles_parent",
+                f"{describe_chunk(children[0])} names parent {parent_id!r}, which is not in the output",
+                (children[0].index,),
+            )
+        elif case.declarations.kind == "workbook":
+            yield from _tiles_cells(case, parent, children)
+        else:
+            yield from _tiles_text(case, parent, children)
+
+
+def _tiles_text(case: Case, parent: Chunk, children: list[Chunk]) -> Iterator[Violation]:
+    spans = case.offset_spans
+    outer = spans[parent.index]
+    inner = [(spans[c.index], c) for c in children]
+    if outer is None or any(s is None for s, _ in inner):
+        return  # hierarchy checks need offsets
+    placed: list[tuple[Span, Chunk]] = sorted((s, c) for s, c in inner if s is not None)
+    covered = outer[0]
+    previous: tuple[Span, Chunk] | None = None
+    for span, child in placed:
+        if span[0] < outer[0] or span[1] > outer[1]:
+            yield _tile(child, span, f"is not inside its parent {describe_chunk(parent, outer)}")
+            return
+        if previous is not None and span[0] < previous[0][1]:
+            yield _tile(child, span, f"overlaps its sibling {describe_chunk(previous[1], previous[0])}")
+            return
+        gap = first_non_space(case.document.text, covered, span[0])
+        if gap != -1:
+            yield _lost(case, parent, outer, gap)
+            return
+        covered, previous = span[1], (span, child)
+    gap = first_non_space(case.document.text, covered, outer[1])
+    if gap != -1:
+        yield _lost(case, parent, outer, gap)
+
+
+def _tile(child: Chunk, span: Span, what: str) -> Violation:
+    return Violation("tiles_parent", f"{describe_chunk(child, span)} {what}", (child.index,))
+
+
+def _lost(case: Case, parent: Chunk, outer: Span, gap: int) -> Violation:
+    char = escape(case.document.text[gap])
+    return Violation(
+        "tiles_parent",
+        f"document[{gap}] {char} lies in parent {describe_chunk(parent, outer)} but in none "
+        "of its children",
+        (parent.index,),
+    )
+
+
+def _tiles_cells(case: Case, parent: Chunk, children: list[Chunk]) -> Iterator[Violation]:
+    from contract.invariants import sheets  # workbook geometry lives with the sheet rules
+
+    yield from sheets.tiles_cells(case, parent, children)

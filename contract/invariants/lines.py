@@ -1,0 +1,72 @@
+"""Line citations: the cited lines are exactly those of a chunk's first and last character."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from contract.invariants._common import place, spans_for
+from contract.model import Case, Chunk, Document, Violation, describe_chunk
+from contract.placement import Span
+from contract.registry import invariant
+
+
+@invariant("line_citations", fields=("line_start", "line_end"))
+def line_citations(case: Case) -> Iterator[Violation]:
+    """``line_start``/``line_end`` are the lines of the chunk's first and last character."""
+    cited = [c for c in case.chunks if c.line_start is not None or c.line_end is not None]
+    if not cited:
+        return
+    if case.all_spanned:
+        for chunk in cited:
+            yield from _check_span(case.document, chunk, case.offset_spans[chunk.index])
+    else:
+        yield from _check_placed(case)
+
+
+def _lines(doc: Document, span: Span) -> tuple[int, int]:
+    return doc.line_of(span[0]), doc.line_of(span[1] - 1)
+
+
+def _check_span(doc: Document, chunk: Chunk, span: Span | None) -> Iterator[Violation]:
+    if span is None or not 0 <= span[0] < span[1] <= len(doc):
+        return  # empty or impossible spans are non_empty's and span_fidelity's findings
+    first, last = _lines(doc, span)
+    if (chunk.line_start, chunk.line_end) != (first, last):
+        yield Violation(
+            "line_citations",
+            f"{describe_chunk(chunk, span)} cites lines {_cite(chunk)}; its first and last "
+            f"characters are on lines {first}-{last}",
+            (chunk.index,),
+        )
+
+
+def _cite(chunk: Chunk) -> str:
+    return f"{chunk.line_start}-{chunk.line_end}"
+
+
+def _check_placed(case: Case) -> Iterator[Violation]:
+    """Chunks without offsets: some document-order placement must sit on the cited lines."""
+    chunks = list(case.chunks)
+    if spans_for(case, chunks) is None:
+        return
+    doc = case.document
+
+    def on_cited_lines(i: int, start: int, previous: Span | None) -> bool | None:
+        chunk = chunks[i]
+        first, last = _lines(doc, (start, start + len(chunk.text)))
+        if chunk.line_start is not None and first > chunk.line_start:
+            return None
+        return all(
+            cited is None or cited == actual
+            for cited, actual in ((chunk.line_start, first), (chunk.line_end, last))
+        )
+
+    placed = place(case, chunks, accept=on_cited_lines)
+    if not placed.ok:
+        chunk = chunks[placed.failed or 0]
+        yield Violation(
+            "line_citations",
+            f"{describe_chunk(chunk)} cites lines {_cite(chunk)}, but no placement of the chunks "
+            "in document order puts its text there",
+            (chunk.index,),
+        )

@@ -1,0 +1,99 @@
+"""Markdown structure: a heading is a hard chunk boundary (opt-in)."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+
+from contract.invariants._common import place, spans_for
+from contract.model import Case, Document, Violation, describe_chunk, escape
+from contract.placement import Span
+from contract.registry import invariant
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|$)", re.MULTILINE)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
+
+
+def heading_offsets(text: str) -> list[int]:
+    """Offsets of the first ``#`` of every ATX heading line outside fenced code blocks."""
+    fenced = _fenced_ranges(text)
+    out = []
+    for match in _HEADING.finditer(text):
+        k = bisect.bisect_right(fenced, match.start())
+        if k % 2 == 0:  # not inside [open, close) of a fence
+            out.append(match.start(1))
+    return out
+
+
+def _fenced_ranges(text: str) -> list[int]:
+    """Flat list ``[open0, close0, open1, close1, ...]`` of fenced code block line ranges."""
+    bounds: list[int] = []
+    opener: str | None = None
+    for match in _FENCE.finditer(text):
+        marker, rest = match.group(1), match.group(2)
+        if opener is None:
+            if marker[0] == "`" and "`" in rest:
+                continue  # a backtick fence's info string may not hold backticks
+            opener = marker
+            bounds.append(match.start())
+        elif marker[0] == opener[0] and len(marker) >= len(opener) and not rest.strip():
+            opener = None
+            bounds.append(match.end())
+    if opener is not None:
+        bounds.append(len(text) + 1)  # an unclosed fence runs to the end
+    return bounds
+
+
+def _headings(doc: Document) -> list[int]:
+    cached = doc.cache.get("headings")
+    if cached is None:
+        cached = doc.cache["headings"] = heading_offsets(doc.text)
+    return cached
+
+
+def _inner_heading(doc: Document, span: Span) -> int | None:
+    """A heading inside ``span`` that has chunk text before it, if any."""
+    heads = _headings(doc)
+    k = bisect.bisect_right(heads, span[0])
+    for head in heads[k:k + 2]:
+        if head >= span[1]:
+            return None
+        if doc.text[span[0]:head].strip():
+            return head
+    return None
+
+
+@invariant("heading_boundary", opt_in=True)
+def heading_boundary(case: Case) -> Iterator[Violation]:
+    """No chunk holds a markdown ATX heading line anywhere but at its start."""
+    doc, chunks = case.document, list(case.chunks)
+    if case.all_spanned:
+        for chunk, span in zip(chunks, case.offset_spans):
+            assert span is not None
+            head = _inner_heading(doc, span)
+            if head is not None:
+                yield _violation(doc, chunk.index, span, head)
+        return
+    if spans_for(case, chunks) is None:
+        return
+    placed = place(case, chunks, accept=lambda i, q, p: _inner_heading(doc, (q, q + len(chunks[i].text))) is None)
+    if not placed.ok:
+        i = placed.failed or 0
+        yield Violation(
+            "heading_boundary",
+            f"{describe_chunk(chunks[i])} {escape(chunks[i].text, 60)} holds a heading after other "
+            "text under every placement in document order",
+            (i,),
+        )
+
+
+def _violation(doc: Document, index: int, span: Span, head: int) -> Violation:
+    line_end = doc.text.find("\n", head)
+    heading = doc.text[head:line_end if line_end != -1 else len(doc.text)]
+    return Violation(
+        "heading_boundary",
+        f"chunk[{index}] [{span[0]}:{span[1]}) holds heading {escape(heading, 40)} at "
+        f"{head} (line {doc.line_of(head)}) after other text; a heading must start its chunk",
+        (index,),
+    )

@@ -1,0 +1,156 @@
+"""Workbook rules: A1 ranges are tight, every non-empty cell is cited, row groups tile blocks.
+
+``case.workbook`` maps each sheet title to its non-empty cells ``{(row, column): value}``
+(1-based), as :func:`contract.model.non_empty_cells` builds it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from contract.model import Case, Chunk, Violation, describe_chunk
+from contract.registry import invariant
+
+Box = tuple[int, int, int, int]  # min_row, min_col, max_row, max_col
+_CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?([1-9][0-9]{0,6})$")
+
+
+def column_index(letters: str) -> int:
+    """``"A"`` -> 1, ``"XFD"`` -> 16384."""
+    value = 0
+    for char in letters.upper():
+        value = value * 26 + ord(char) - 64
+    return value
+
+
+def column_letters(index: int) -> str:
+    """1 -> ``"A"``, 16384 -> ``"XFD"``."""
+    out = ""
+    while index:
+        index, rem = divmod(index - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
+def parse_range(text: str) -> Box | None:
+    """``"B2:D9"`` (or one cell ``"B2"``) as a box, or None if it is not an A1 range."""
+    parts = text.split(":")
+    if len(parts) > 2:
+        return None
+    cells = [_CELL.match(p) for p in parts]
+    if not all(cells):
+        return None
+    (r1, c1), (r2, c2) = [(int(m.group(2)), column_index(m.group(1))) for m in cells if m] * (
+        2 if len(cells) == 1 else 1
+    )
+    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+
+
+def format_box(box: Box) -> str:
+    top, left, bottom, right = box
+    return f"{column_letters(left)}{top}:{column_letters(right)}{bottom}"
+
+
+def _inside(cell: tuple[int, int], box: Box) -> bool:
+    return box[0] <= cell[0] <= box[2] and box[1] <= cell[1] <= box[3]
+
+
+def _bbox(cells: list[tuple[int, int]]) -> Box | None:
+    if not cells:
+        return None
+    rows, cols = [r for r, _ in cells], [c for _, c in cells]
+    return min(rows), min(cols), max(rows), max(cols)
+
+
+def _cited(case: Case, chunk: Chunk) -> tuple[Mapping[tuple[int, int], Any], Box] | str:
+    """The chunk's sheet cells and range box, or why they cannot be read."""
+    sheets = case.workbook or {}
+    if chunk.sheet is None or chunk.range is None:
+        return "reports no sheet and range"
+    if chunk.sheet not in sheets:
+        return f"cites sheet {chunk.sheet!r}, which the workbook does not have"
+    box = parse_range(chunk.range)
+    if box is None:
+        return f"cites {chunk.range!r}, which is not an A1 range"
+    return sheets[chunk.sheet], box
+
+
+def _where(chunk: Chunk) -> str:
+    return f"{describe_chunk(chunk)} {chunk.sheet}!{chunk.range}"
+
+
+@invariant("tight_range", kinds=("workbook",))
+def tight_range(case: Case) -> Iterator[Violation]:
+    """A workbook chunk's range is exactly the bounding box of the non-empty cells inside it."""
+    for chunk in case.chunks:
+        cited = _cited(case, chunk)
+        if isinstance(cited, str):
+            yield Violation("tight_range", f"{describe_chunk(chunk)} {cited}", (chunk.index,))
+            continue
+        cells, box = cited
+        bbox = _bbox([cell for cell in cells if _inside(cell, box)])
+        if bbox != box:
+            yield Violation("tight_range", _over_claim(chunk, box, bbox), (chunk.index,))
+
+
+def _over_claim(chunk: Chunk, box: Box, bbox: Box | None) -> str:
+    if bbox is None:
+        return f"{_where(chunk)} claims a range with no non-empty cell"
+    extra_rows = (box[2] - box[0]) - (bbox[2] - bbox[0])
+    extra_cols = (box[3] - box[1]) - (bbox[3] - bbox[1])
+    return (
+        f"{_where(chunk)} claims {extra_rows} empty rows and {extra_cols} empty columns; "
+        f"content bbox is {format_box(bbox)}"
+    )
+
+
+@invariant("cells_covered", kinds=("workbook",))
+def cells_covered(case: Case) -> Iterator[Violation]:
+    """Every non-empty cell of every sheet lies in the range of some chunk of that sheet."""
+    boxes: dict[str, list[Box]] = {}
+    for chunk in case.chunks:
+        box = parse_range(chunk.range) if chunk.range else None
+        if chunk.sheet is not None and box is not None:
+            boxes.setdefault(chunk.sheet, []).append(box)
+    for title, cells in (case.workbook or {}).items():
+        missed = [c for c in sorted(cells) if not any(_inside(c, b) for b in boxes.get(title, []))]
+        if missed:
+            row, col = missed[0]
+            yield Violation(
+                "cells_covered",
+                f"{title}!{column_letters(col)}{row} = {cells[missed[0]]!r} lies in no chunk's "
+                f"range ({len(missed)} non-empty cell(s) uncited)",
+            )
+
+
+def tiles_cells(case: Case, parent: Chunk, children: list[Chunk]) -> Iterator[Violation]:
+    """Children ranges are disjoint, inside the parent's range, and cover its non-empty cells."""
+    outer = _cited(case, parent)
+    inner = [(_cited(case, c), c) for c in children]
+    if isinstance(outer, str) or any(isinstance(x, str) for x, _ in inner):
+        return  # unreadable ranges are tight_range's finding
+    cells, pbox = outer
+    boxes = [(x[1], c) for x, c in inner if not isinstance(x, str)]
+    for k, (box, child) in enumerate(boxes):
+        if any(child.sheet != parent.sheet for _, child in boxes) or not _contains(pbox, box):
+            yield Violation("tiles_parent", f"{_where(child)} is not inside its parent {_where(parent)}", (child.index,))
+            return
+        for other_box, other in boxes[:k]:
+            if _intersects(box, other_box):
+                yield Violation("tiles_parent", f"{_where(child)} overlaps its sibling {_where(other)}", (child.index,))
+                return
+    for cell in sorted(c for c in cells if _inside(c, pbox)):
+        if not any(_inside(cell, box) for box, _ in boxes):
+            name = f"{parent.sheet}!{column_letters(cell[1])}{cell[0]}"
+            yield Violation("tiles_parent", f"{name} lies in parent {_where(parent)} but in none of its children", (parent.index,))
+            return
+
+
+def _contains(outer: Box, inner: Box) -> bool:
+    return outer[0] <= inner[0] and outer[1] <= inner[1] and inner[2] <= outer[2] and inner[3] <= outer[3]
+
+
+def _intersects(a: Box, b: Box) -> bool:
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]

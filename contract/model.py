@@ -1,0 +1,367 @@
+"""The data model shared by every part of the contract.
+
+Plain frozen dataclasses and pure helpers only: this module imports nothing heavy, so the
+invariants (which import only this module) stay cheap to load and easy to test.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+KINDS = ("text", "workbook")
+UNITS = ("chars", "bytes", "tokens")
+NEWLINES = ("preserve", "lf")
+
+#: Chunk keys of SPEC §4, in report order.
+CHUNK_FIELDS = (
+    "text", "start", "end", "start_byte", "end_byte", "line_start", "line_end",
+    "section", "id", "parent", "sheet", "range", "token_count",
+)
+_INT_FIELDS = ("start", "end", "start_byte", "end_byte", "line_start", "line_end", "token_count")
+_STR_FIELDS = ("text", "id", "parent", "sheet", "range")
+
+
+class ChunkTypeError(TypeError):
+    """The plugin returned something that is not an iterable of chunks."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """One chunking configuration: the cap and the allowed overlap, in the plugin's unit."""
+
+    max_size: int
+    overlap: int = 0
+
+    @property
+    def is_valid(self) -> bool:
+        """``max_size >= 1`` and ``0 <= overlap < max_size`` (SPEC §2)."""
+        return self.max_size >= 1 and 0 <= self.overlap < self.max_size
+
+    def as_dict(self) -> dict[str, int]:
+        return {"max_size": self.max_size, "overlap": self.overlap}
+
+    def describe(self) -> str:
+        return f"max_size={self.max_size}, overlap={self.overlap}"
+
+
+@dataclass(frozen=True)
+class Declarations:
+    """What a plugin declares about itself (SPEC §3), validated."""
+
+    kind: str = "text"
+    unit: str = "chars"
+    newlines: str = "preserve"
+    promises: frozenset[str] = frozenset()
+    has_count_tokens: bool = False
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (
+            ("kind", self.kind, KINDS),
+            ("unit", self.unit, UNITS),
+            ("newlines", self.newlines, NEWLINES),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name} = {value!r}; expected one of {', '.join(allowed)}")
+        if self.unit == "tokens" and not self.has_count_tokens:
+            raise ValueError('unit = "tokens" needs a count_tokens(str) -> int callable')
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One chunk as reported by a plugin, normalised to SPEC §4's fields (``None``: not reported)."""
+
+    index: int
+    text: str
+    start: int | None = None
+    end: int | None = None
+    start_byte: int | None = None
+    end_byte: int | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    section: tuple[str, ...] | None = None
+    id: str | None = None
+    parent: str | None = None
+    sheet: str | None = None
+    range: str | None = None
+    token_count: int | None = None
+    bare: bool = False
+
+    @classmethod
+    def from_record(cls, index: int, record: Mapping[str, Any]) -> Chunk:
+        """Build a chunk from a normalised record (see :func:`normalise_chunks`)."""
+        values = dict(record)
+        if values.get("section") is not None:
+            values["section"] = tuple(values["section"])
+        return cls(index=index, **values)
+
+    def as_record(self) -> dict[str, Any]:
+        """The reported fields, for reports and reproducers."""
+        out: dict[str, Any] = {}
+        for name in CHUNK_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = list(value) if name == "section" else value
+        return out
+
+    def comparable(self) -> tuple[Any, ...]:
+        """What ``deterministic`` compares: texts, offsets, lines and ids."""
+        return tuple(getattr(self, name) for name in CHUNK_FIELDS)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: which invariant, what was observed against what was allowed."""
+
+    invariant: str
+    message: str
+    chunks: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.invariant}: {self.message}"
+
+
+# --------------------------------------------------------------------------- normalisation
+
+
+def normalise_chunks(result: Any) -> list[dict[str, Any]]:
+    """Turn a plugin's return value into plain chunk records, or raise :class:`ChunkTypeError`.
+
+    Runs inside the worker, so iterating a lazy generator happens under the time limit.
+    """
+    if isinstance(result, (str, bytes, Mapping)) or result is None:
+        raise ChunkTypeError(f"returned {_type_name(result)}, expected an iterable of chunks")
+    try:
+        items = iter(result)
+    except TypeError:
+        raise ChunkTypeError(
+            f"returned {_type_name(result)}, expected an iterable of chunks"
+        ) from None
+    return [_normalise_one(i, item) for i, item in enumerate(items)]
+
+
+def _normalise_one(index: int, item: Any) -> dict[str, Any]:
+    if isinstance(item, str):
+        return {"text": item, "bare": True}
+    get = item.get if isinstance(item, Mapping) else (lambda k: getattr(item, k, None))
+    record: dict[str, Any] = {}
+    for name in CHUNK_FIELDS:
+        value = get(name)
+        if value is not None:
+            record[name] = _coerce_field(index, name, value)
+    if "text" not in record:
+        raise ChunkTypeError(f"chunk[{index}] ({_type_name(item)}) has no text")
+    record["bare"] = not any(k in record for k in ("start", "end", "start_byte", "end_byte"))
+    return record
+
+
+def _coerce_field(index: int, name: str, value: Any) -> Any:
+    if name in _INT_FIELDS:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ChunkTypeError(f"chunk[{index}].{name} is {value!r}, expected an int")
+        return int(value)
+    if name in _STR_FIELDS:
+        if not isinstance(value, str):
+            raise ChunkTypeError(f"chunk[{index}].{name} is {value!r}, expected a str")
+        return str(value)
+    # section: a heading path
+    if isinstance(value, str) or not all(isinstance(s, str) for s in value):
+        raise ChunkTypeError(f"chunk[{index}].section is {value!r}, expected a list of str")
+    return [str(s) for s in value]
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+# --------------------------------------------------------------------------- document geometry
+
+_CHECKPOINT = 4096
+
+
+class Document:
+    """A text document as the invariants see it, with cheap line and byte geometry.
+
+    ``text`` is the document the offsets refer to: the plugin's input, or that input with
+    ``"\\r\\n"`` turned into ``"\\n"`` when the plugin declares ``newlines = "lf"``.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._newlines: list[int] | None = None
+        self._data: bytes | None = None
+        self._checkpoints: list[int] | None = None
+        #: Derived data that invariants compute once per document (grapheme boundaries...).
+        self.cache: dict[str, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    @property
+    def data(self) -> bytes:
+        """The document as UTF-8 (lone surrogates escaped so encoding never fails)."""
+        if self._data is None:
+            self._data = self.text.encode("utf-8", "surrogatepass")
+        return self._data
+
+    @property
+    def newlines(self) -> list[int]:
+        """Offsets of every ``"\\n"``: the only character that ends a line."""
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        return self._newlines
+
+    def line_of(self, offset: int) -> int:
+        """The 1-based line holding the character at ``offset``."""
+        return bisect.bisect_left(self.newlines, offset) + 1
+
+    def line_bounds(self, line: int) -> tuple[int, int]:
+        """Offsets ``[first, past_last)`` of 1-based ``line``, its ``"\\n"`` included."""
+        nl = self.newlines
+        first = 0 if line <= 1 else nl[line - 2] + 1
+        last = nl[line - 1] + 1 if line - 1 < len(nl) else len(self.text)
+        return first, last
+
+    @property
+    def line_count(self) -> int:
+        return len(self.newlines) + 1
+
+    def is_byte_boundary(self, offset: int) -> bool:
+        """Whether UTF-8 byte ``offset`` falls between two characters."""
+        data = self.data
+        return 0 <= offset <= len(data) and (offset == len(data) or data[offset] & 0xC0 != 0x80)
+
+    def byte_to_char(self, offset: int) -> int:
+        """The codepoint offset of UTF-8 byte ``offset`` (which must be a boundary)."""
+        if len(self.data) == len(self.text):
+            return offset
+        checkpoints = self._byte_checkpoints()
+        k = bisect.bisect_right(checkpoints, offset) - 1
+        tail = self.data[checkpoints[k]:offset].decode("utf-8", "surrogatepass")
+        return k * _CHECKPOINT + len(tail)
+
+    def char_to_byte(self, offset: int) -> int:
+        """The UTF-8 byte offset of codepoint ``offset``."""
+        if len(self.data) == len(self.text):
+            return offset
+        checkpoints = self._byte_checkpoints()
+        k = min(offset // _CHECKPOINT, len(checkpoints) - 1)
+        head = self.text[k * _CHECKPOINT:offset]
+        return checkpoints[k] + len(head.encode("utf-8", "surrogatepass"))
+
+    def _byte_checkpoints(self) -> list[int]:
+        if self._checkpoints is None:
+            out, pos, text = [], 0, self.text
+            for k in range(0, len(text) + 1, _CHECKPOINT):
+                out.append(pos)
+                pos += len(text[k:k + _CHECKPOINT].encode("utf-8", "surrogatepass"))
+            self._checkpoints = out
+        return self._checkpoints
+
+
+def first_non_space(text: str, start: int = 0, end: int | None = None) -> int:
+    """Offset of the first non-whitespace character in ``text[start:end]``, or -1."""
+    m = _NON_SPACE.search(text, start, len(text) if end is None else end)
+    return m.start() if m else -1
+
+
+_NON_SPACE = re.compile(r"\S")
+
+
+def is_blank(text: str) -> bool:
+    """True for the empty string and strings of only ``str.isspace()`` characters."""
+    return not text or text.isspace()
+
+
+# --------------------------------------------------------------------------- the case
+
+
+Measure = Callable[[str], int]
+
+
+@dataclass
+class Case:
+    """Everything an invariant looks at: one call's input, output and the plugin's declarations.
+
+    ``spans`` holds each chunk's codepoint span ``(start, end)``, from its offsets or, for chunks
+    without offsets, from the sound placement of SPEC §4 (``None`` where neither works).
+    ``rerun`` and ``lf_chunks`` are filled by the runner for the metamorphic invariants.
+    """
+
+    document: Document
+    config: Config
+    chunks: Sequence[Chunk]
+    declarations: Declarations = field(default_factory=Declarations)
+    measure: Measure = len
+    raw_document: str | None = None
+    rerun: Sequence[Chunk] | None = None
+    twins: tuple[Sequence[Chunk], Sequence[Chunk]] | None = None
+    workbook: Any = None
+
+    @property
+    def unit(self) -> str:
+        return self.declarations.unit
+
+    @property
+    def promises(self) -> frozenset[str]:
+        return self.declarations.promises
+
+    def size(self, text: str) -> int:
+        """The size of ``text`` in the plugin's unit."""
+        return self.measure(text)
+
+    def siblings(self) -> Iterator[list[Chunk]]:
+        """Groups of chunks sharing a parent (top-level chunks form one group), in output order."""
+        groups: dict[str | None, list[Chunk]] = {}
+        for chunk in self.chunks:
+            groups.setdefault(chunk.parent, []).append(chunk)
+        yield from groups.values()
+
+    @functools.cached_property
+    def offset_spans(self) -> list[tuple[int, int] | None]:
+        """Each chunk's codepoint span from its own offsets (codepoint, else valid byte ones)."""
+        return [self._span_of(c) for c in self.chunks]
+
+    @property
+    def all_spanned(self) -> bool:
+        """Whether every chunk reports offsets, so no placement is needed."""
+        return all(span is not None for span in self.offset_spans)
+
+    def _span_of(self, chunk: Chunk) -> tuple[int, int] | None:
+        if chunk.start is not None and chunk.end is not None:
+            return chunk.start, chunk.end
+        sb, eb = chunk.start_byte, chunk.end_byte
+        if sb is None or eb is None:
+            return None
+        doc = self.document
+        if not (doc.is_byte_boundary(sb) and doc.is_byte_boundary(eb)):
+            return None
+        return doc.byte_to_char(sb), doc.byte_to_char(eb)
+
+    def leaves(self) -> list[Chunk]:
+        """Chunks that no chunk names as its parent."""
+        parents = {c.parent for c in self.chunks if c.parent is not None}
+        return [c for c in self.chunks if c.id is None or c.id not in parents]
+
+
+def describe_chunk(chunk: Chunk, span: tuple[int, int] | None = None) -> str:
+    """``chunk[3] [120:161)``: the index and, when known, the codepoint span."""
+    if span is None and chunk.start is not None and chunk.end is not None:
+        span = (chunk.start, chunk.end)
+    return f"chunk[{chunk.index}]" + (f" [{span[0]}:{span[1]})" if span else "")
+
+
+def escape(text: str, limit: int = 80) -> str:
+    """``ascii()`` of ``text``, cut in the middle past ``limit`` characters."""
+    if len(text) > limit:
+        half = limit // 2
+        return f"{ascii(text[:half])}...({len(text) - limit} more)...{ascii(text[-half:])}"
+    return ascii(text)
+
+
+def chunks_from_records(records: Iterable[Mapping[str, Any]]) -> list[Chunk]:
+    return [Chunk.from_record(i, r) for i, r in enumerate(records)]

@@ -1,0 +1,97 @@
+"""Versioned JSON counterexamples: written for every violation, re-run by ``replay``.
+
+A reproducer holds everything needed to see the failure again: the target, the invariant, the
+(shrunk) document, the config, the limits, and what was observed. Files are written whole
+(temporary file, then rename), so a reader never sees half of one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contract.model import Config
+
+FORMAT = "chunk-contract-reproducer"
+VERSION = 1
+
+
+class ReproducerError(Exception):
+    """A reproducer file that cannot be read: a usage error."""
+
+
+@dataclass(frozen=True)
+class Reproducer:
+    target: str
+    invariant: str
+    document: Any
+    config: Config
+    message: str
+    kind: str = "text"
+    timeout: float = 2.0
+    memory_mb: int | None = 1024
+    chunks: list[dict[str, Any]] | None = None
+    seed: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT, "version": VERSION, "target": self.target,
+            "invariant": self.invariant, "kind": self.kind, "document": self.document,
+            "config": self.config.as_dict(), "message": self.message, "chunks": self.chunks,
+            "limits": {"timeout": self.timeout, "memory_mb": self.memory_mb}, "seed": self.seed,
+        }
+
+
+def write_atomic(path: Path, payload: Any) -> None:
+    """Write ``payload`` as JSON to ``path`` through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(payload, out, ensure_ascii=False, indent=2)
+            out.write("\n")
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def save(reproducer: Reproducer, folder: Path) -> Path:
+    """Write ``reproducer`` under ``folder``, named by invariant and content hash."""
+    body = reproducer.as_json()
+    digest = hashlib.sha1(
+        json.dumps([body["target"], body["document"], body["config"], body["invariant"]],
+                   ensure_ascii=True, sort_keys=True, default=str).encode()
+    ).hexdigest()[:8]
+    path = folder / f"{reproducer.invariant}-{digest}.json"
+    write_atomic(path, body)
+    return path
+
+
+def load(path: str | Path) -> Reproducer:
+    """Read a reproducer file, checking its format and version."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ReproducerError(f"{path}: cannot read reproducer: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ReproducerError(f"{path}: not a chunk-contract reproducer (no format {FORMAT!r})")
+    if data.get("version") != VERSION:
+        raise ReproducerError(f"{path}: reproducer version {data.get('version')!r}; this "
+                              f"chunk-contract reads version {VERSION}")
+    try:
+        limits = data.get("limits") or {}
+        return Reproducer(
+            target=data["target"], invariant=data["invariant"], document=data["document"],
+            config=Config(**data["config"]), message=data.get("message", ""),
+            kind=data.get("kind", "text"), timeout=float(limits.get("timeout", 2.0)),
+            memory_mb=limits.get("memory_mb", 1024), chunks=data.get("chunks"),
+            seed=data.get("seed"),
+        )
+    except (KeyError, TypeError) as exc:
+        raise ReproducerError(f"{path}: malformed reproducer, missing or bad {exc}") from None

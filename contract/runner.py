@@ -1,0 +1,314 @@
+"""The contract run: generate -> call -> check, then shrink each violated invariant on its own.
+
+Phase 1 explores ``max_examples`` generated cases and notes the first violation of every
+invariant without stopping. Phase 2 replays the same seeded search once per violated invariant,
+failing only on that invariant, so Hypothesis shrinks each bug separately and one bug never hides
+another. The runner emits events; reporters (never imported here) turn them into output.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import strategies as st
+
+from contract import reproducers
+from contract.execution import Observation, Session
+from contract.model import Config, Violation
+from contract.plugins import Plugin, load
+from contract.registry import registry, select
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Budgets and selections for one run (the CLI's flags)."""
+
+    max_examples: int = 200
+    seed: int | None = None
+    timeout: float = 2.0
+    memory_mb: int | None = 1024
+    only: tuple[str, ...] = ()
+    skip: tuple[str, ...] = ()
+    explore_seconds: float = 45.0
+    shrink_seconds: float = 10.0
+    max_length: int = 2000
+    reproducers: Path | None = Path(".chunk-contract/reproducers")
+
+    def __post_init__(self) -> None:
+        if self.max_examples < 1:
+            raise ValueError(f"max_examples must be at least 1, got {self.max_examples}")
+        if self.timeout <= 0:
+            raise ValueError(f"timeout must be positive, got {self.timeout}")
+
+
+@dataclass
+class Counterexample:
+    """A (shrunk) input that breaks one invariant, with what was observed."""
+
+    invariant: str
+    document: Any
+    config: Config
+    messages: list[str]
+    chunks: list[dict[str, Any]] | None
+    shrunk: bool = False
+    reproducer: str | None = None
+    offending: list[int] = field(default_factory=list)
+
+    @property
+    def message(self) -> str:
+        return self.messages[0]
+
+
+@dataclass
+class InvariantResult:
+    """The verdict on one invariant: ``passed``, ``violated`` or ``skipped`` (with a reason)."""
+
+    id: str
+    status: str
+    examples: int = 0
+    counterexample: Counterexample | None = None
+    reason: str = ""
+
+
+@dataclass
+class RunResult:
+    target: str
+    kind: str
+    seed: int
+    examples: int
+    results: list[InvariantResult]
+    elapsed: float = 0.0
+    settings: RunSettings = field(default_factory=RunSettings)
+
+    @property
+    def passed(self) -> bool:
+        return not self.violated
+
+    @property
+    def violated(self) -> list[InvariantResult]:
+        return [r for r in self.results if r.status == "violated"]
+
+
+# ----------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base class of everything a run reports while it works."""
+
+
+@dataclass(frozen=True)
+class Started(Event):
+    target: str
+    kind: str
+    invariants: tuple[str, ...]
+    seed: int
+    max_examples: int
+
+
+@dataclass(frozen=True)
+class Progress(Event):
+    examples: int
+    max_examples: int
+    violated: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Shrinking(Event):
+    invariant: str
+
+
+@dataclass(frozen=True)
+class Finished(Event):
+    result: RunResult
+
+
+Listener = Callable[[Event], None]
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+def run(target: str | Plugin | Any, run_settings: RunSettings | None = None,
+        on_event: Listener | None = None) -> RunResult:
+    """Run the contract against ``target`` and return the verdict on every invariant."""
+    config = run_settings or RunSettings()
+    plugin = target if isinstance(target, Plugin) else load(target)
+    emit = on_event or (lambda event: None)
+    chosen = select(config.only, config.skip)
+    the_seed = config.seed if config.seed is not None else random.randrange(2**32)
+    started = time.monotonic()
+    with Session(plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen) as session:
+        active = tuple(r.id for r in session.rules)
+        emit(Started(plugin.target, plugin.kind, active, the_seed, config.max_examples))
+        strategy = cases_for(plugin, config)
+        explored = _explore(session, strategy, config, the_seed, emit)
+        examples = explored.examples
+        findings = {
+            rule: _shrink(session, strategy, config, the_seed, rule, explored, emit)
+            for rule in explored.first
+        }
+    for found in findings.values():
+        _save(plugin, config, the_seed, found)
+    results = _verdicts(plugin, chosen, active, examples, explored.exercised, findings)
+    result = RunResult(plugin.target, plugin.kind, the_seed, examples, results,
+                       time.monotonic() - started, config)
+    emit(Finished(result))
+    return result
+
+
+def cases_for(plugin: Plugin, config: RunSettings) -> st.SearchStrategy[tuple[Any, Config]]:
+    """The generated (document, config) pairs for this plugin's kind."""
+    from contract import strategies
+
+    return strategies.cases(kind=plugin.kind, max_length=config.max_length, degenerate=True)
+
+
+def _hypothesis_settings(config: RunSettings, phases: tuple[Phase, ...]) -> settings:
+    return settings(
+        max_examples=config.max_examples, database=None, deadline=None, derandomize=False,
+        suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, phases=phases,
+        report_multiple_bugs=False,
+    )
+
+
+@dataclass
+class _Explored:
+    examples: int = 0
+    first: dict[str, Observation] = field(default_factory=dict)
+    exercised: set[str] = field(default_factory=set)
+    #: Every explored input -> its observation if it violated something, else None. The
+    #: shrinking replays answer from here, so they never call the plugin on a known input.
+    seen: dict[tuple[str, Config], Observation | None] = field(default_factory=dict)
+
+
+def _key(case: tuple[Any, Config]) -> tuple[str, Config]:
+    return repr(case[0]), case[1]
+
+
+def _explore(session: Session, strategy: st.SearchStrategy[tuple[Any, Config]],
+             config: RunSettings, the_seed: int, emit: Listener) -> _Explored:
+    found = _Explored()
+    step = max(1, config.max_examples // 20)
+    deadline = time.monotonic() + config.explore_seconds
+
+    @_hypothesis_settings(config, (Phase.generate,))
+    @seed(the_seed)
+    @given(strategy)
+    def explore(case: tuple[Any, Config]) -> None:
+        if time.monotonic() > deadline:
+            return  # over budget: the remaining examples are drawn but not run
+        seen = session.observe(*case)
+        found.examples += 1
+        found.exercised |= seen.exercised
+        found.seen[_key(case)] = seen if seen.violations else None
+        for violation in seen.violations:
+            found.first.setdefault(violation.invariant, seen)
+        if found.examples % step == 0:
+            emit(Progress(found.examples, config.max_examples, tuple(found.first)))
+
+    explore()
+    return found
+
+
+class _Violated(Exception):
+    """Raised inside the shrinking search when the invariant under shrink is violated."""
+
+
+def _shrink(session: Session, strategy: st.SearchStrategy[tuple[Any, Config]],
+            config: RunSettings, the_seed: int, rule: str, explored: _Explored,
+            emit: Listener) -> Counterexample:
+    """Replay the seeded search failing only on ``rule``, and let Hypothesis shrink it."""
+    emit(Shrinking(rule))
+    verdicts = {k: (v if v is not None and v.of(rule) else None) for k, v in explored.seen.items()}
+    last: list[Observation] = []
+    deadline = time.monotonic() + config.shrink_seconds
+
+    @_hypothesis_settings(config, (Phase.generate, Phase.shrink))
+    @seed(the_seed)
+    @given(strategy)
+    def search(case: tuple[Any, Config]) -> None:
+        key = _key(case)
+        if key not in verdicts and time.monotonic() < deadline:
+            seen = session.observe(*case, only=rule, timeout=session.quick_timeout())
+            verdicts[key] = seen if seen.of(rule) else None
+        if verdicts.get(key) is not None:
+            last.append(verdicts[key])  # type: ignore[arg-type]
+            raise _Violated(rule)
+
+    try:
+        search()
+    except Exception:  # noqa: BLE001  (_Violated, or Hypothesis's Flaky on a nondeterministic plugin)
+        pass
+    return _confirm(session, rule, explored.first[rule], last[-1] if last else None)
+
+
+def _confirm(session: Session, rule: str, first: Observation,
+             shrunk: Observation | None) -> Counterexample:
+    """Re-check the shrunk input with the full timeout; fall back to the first finding."""
+    if shrunk is not None and shrunk is not first:
+        again = session.observe(shrunk.document, shrunk.config, only=rule, timeout=session.timeout)
+        if again.of(rule):
+            return _counterexample(rule, again, shrunk=True)
+    return _counterexample(rule, first, shrunk=False)
+
+
+def _counterexample(rule: str, seen: Observation, *, shrunk: bool) -> Counterexample:
+    found = seen.of(rule)
+    offending = sorted({i for v in found for i in v.chunks})
+    return Counterexample(rule, seen.document, seen.config, [v.message for v in found],
+                          seen.records, shrunk, offending=offending)
+
+
+def _save(plugin: Plugin, config: RunSettings, the_seed: int, found: Counterexample) -> None:
+    if config.reproducers is None:
+        return
+    path = reproducers.save(reproducers.Reproducer(
+        target=plugin.target, invariant=found.invariant, document=found.document,
+        config=found.config, message=found.message, kind=plugin.kind, timeout=config.timeout,
+        memory_mb=config.memory_mb, chunks=found.chunks, seed=the_seed,
+    ), config.reproducers)
+    found.reproducer = str(path)
+
+
+def _verdicts(plugin: Plugin, chosen: list[str], active: tuple[str, ...], examples: int,
+              exercised: set[str], findings: dict[str, Counterexample]) -> list[InvariantResult]:
+    out = []
+    for rule_id, rule in registry().items():
+        if rule_id in findings:
+            out.append(InvariantResult(rule_id, "violated", examples, findings[rule_id]))
+        elif rule_id in active and rule_id in exercised and rule_id != "scales_linearly":
+            out.append(InvariantResult(rule_id, "passed", examples))
+        else:
+            out.append(InvariantResult(rule_id, "skipped", 0,
+                                       reason=skip_reason(plugin, rule_id, chosen, active)))
+    return out
+
+
+def skip_reason(plugin: Plugin, rule_id: str, chosen: list[str], active: tuple[str, ...]) -> str:
+    """Why ``rule_id`` was not checked for this plugin."""
+    rule = registry()[rule_id]
+    if rule_id not in chosen:
+        return "deselected (--only / --skip)"
+    if plugin.kind not in rule.kinds:
+        return f"applies to {' and '.join(sorted(rule.kinds))} plugins only"
+    if rule.opt_in and rule_id not in active:
+        return "opt-in: the plugin does not promise it"
+    if rule_id == "scales_linearly":
+        return "not measured by this version's runner"
+    if rule.fields:
+        return f"the plugin never reported {' or '.join(sorted(rule.fields))}"
+    return "never exercised"
+
+
+def replace_settings(config: RunSettings, **changes: Any) -> RunSettings:
+    return replace(config, **changes)
+
+
+__all__ = ["RunSettings", "RunResult", "InvariantResult", "Counterexample", "run", "Violation"]

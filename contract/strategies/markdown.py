@@ -1,0 +1,251 @@
+"""Markdown documents and documents with a long three-line header.
+
+``markdown_documents`` aims at heading-aware splitters: real ATX headings in every legal form
+(0-3 spaces, 1-6 ``#``, then space, tab or end of line), lines that only look like headings
+(``#hashtag``, indented code, seven hashes, ``#`` lines inside fenced code), repeated identical
+headings, headings longer than small caps, header-only documents, front matter, CRLF.
+
+``headed_documents`` aims at chunkers that treat the first three lines as a header and reserve
+room for it in every chunk (seed 004): long title / author / date lines, header-only documents
+with and without a trailing newline.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from hypothesis import strategies as st
+
+from ._common import NEWLINE_STYLES, check_int, fill, lengths, weighted, with_newlines
+from .text import WORDS, documents, inline_text, prose, sentences
+
+__all__ = ["headed_documents", "markdown_documents"]
+
+_TITLE_WORDS = (
+    "Intro", "Setup", "Usage", "API", "Notes", "FAQ", "Install", "Overview", "Details",
+    "Caf\u00e9", "\U0001f680 Launch", "\u6570\u636e", "\u05e9\u05dc\u05d5\u05dd", "#tag",
+    "C#", "Step 1", "a", "x",
+)
+
+_CODE_LINES = (
+    "# a comment that looks like a heading",
+    "## Not a heading",
+    "#!/bin/sh",
+    "x = 1",
+    "    # indented comment",
+    "   # three spaces, still inside the fence",
+    "print('hello')",
+    "#",
+    "###### six",
+    "",
+    "def f():",
+    "    return 1",
+)
+
+_NOT_HEADINGS = (
+    "#hashtag",
+    "#5 is not a heading",
+    "    # not a heading (indented code)",
+    "\t# not a heading (tab-indented code)",
+    "####### seven hashes",
+    "\\# escaped",
+    "Text with a # in the middle",
+    "C# and F# are languages",
+    "#\u00a0no-break space after the hash",
+)
+
+_LIST_ITEMS = ("- item", "* item", "+ item", "1. first", "2) second", "  - nested", "- [ ] task")
+
+_THEMATIC = ("---", "***", "___", "- - -")
+
+
+def _title() -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(_TITLE_WORDS), min_size=1, max_size=4).map(" ".join)
+
+
+def headings() -> st.SearchStrategy[str]:
+    """One ATX heading line, in any legal form (including the empty heading ``#``)."""
+    return st.builds(
+        lambda indent, level, tail: indent + "#" * level + tail,
+        st.sampled_from(("", "", " ", "  ", "   ")),
+        st.integers(1, 6),
+        st.one_of(
+            _title().map(lambda t: " " + t),
+            st.just(""),
+            _title().map(lambda t: "\t" + t),
+            st.just(" "),
+            _title().map(lambda t: " " + t + " ##"),
+            inline_text().map(lambda t: " " + t),
+        ),
+    )
+
+
+def _long_headings(max_length: int) -> st.SearchStrategy[str]:
+    """A heading longer than any small cap."""
+    return st.builds(
+        lambda level, n, words: "#" * level + " " + fill(words, n),
+        st.integers(1, 3),
+        lengths(40, min(max_length, 600)),
+        st.lists(st.sampled_from(WORDS), min_size=3, max_size=12),
+    )
+
+
+def _fences() -> st.SearchStrategy[str]:
+    """Fenced code holding ``#`` lines; sometimes left unclosed, sometimes closed longer."""
+    markers = st.sampled_from(("```", "~~~", "````", "  ```"))
+    infos = st.sampled_from(("", "python", "bash", "md", " js"))
+    bodies = st.lists(st.sampled_from(_CODE_LINES), min_size=1, max_size=8)
+    closings = st.sampled_from(("same", "same", "longer", "unclosed"))
+
+    @st.composite
+    def build(draw: st.DrawFn) -> str:
+        marker = draw(markers)
+        out = [marker + draw(infos), *draw(bodies)]
+        closing = draw(closings)
+        if closing != "unclosed":
+            fence = marker.strip()
+            out.append(fence + fence[0] if closing == "longer" else fence)
+        return "\n".join(out)
+
+    return build()
+
+
+def _repeated_sections() -> st.SearchStrategy[str]:
+    """The same heading, again and again, over identical or different bodies."""
+    return st.builds(
+        lambda heading, bodies, same: "\n\n".join(
+            heading + "\n\n" + (bodies[0] if same else body) for body in bodies
+        ),
+        headings(),
+        st.lists(sentences(), min_size=2, max_size=6),
+        st.booleans(),
+    )
+
+
+def _lists() -> st.SearchStrategy[str]:
+    return st.lists(
+        st.builds(lambda item, text: item + " " + text, st.sampled_from(_LIST_ITEMS), sentences()),
+        min_size=1,
+        max_size=6,
+    ).map("\n".join)
+
+
+def _setext() -> st.SearchStrategy[str]:
+    return st.builds(
+        lambda title, char, n: title + "\n" + char * n,
+        _title(),
+        st.sampled_from(("=", "-")),
+        st.integers(1, 20),
+    )
+
+
+def _front_matter() -> st.SearchStrategy[str]:
+    return st.builds(
+        lambda title, extra: "---\ntitle: " + title + "\n" + extra + "---",
+        _title(),
+        st.sampled_from(("", "tags: [a, b]\n", "# yaml comment\n", "date: 2024-01-01\n")),
+    )
+
+
+def _blocks(max_length: int) -> st.SearchStrategy[str]:
+    return weighted(
+        (2, sentences()),
+        (4, headings()),
+        (2, prose()),
+        (3, _fences()),
+        (2, _repeated_sections()),
+        (3, st.sampled_from(_NOT_HEADINGS)),
+        (1, _lists()),
+        (1, _setext()),
+        (1, st.sampled_from(_THEMATIC)),
+        (1, st.just("| a | b |\n|---|---|\n| 1 | 2 |")),
+        (1, st.builds(lambda h: "> " + h + "\n> quoted text", headings())),
+        (1, _long_headings(max_length)),
+        (1, inline_text()),
+    )
+
+
+def markdown_documents(*, max_length: int = 2000) -> st.SearchStrategy[str]:
+    """Markdown documents of at most ``max_length`` codepoints.
+
+    Headings (every legal ATX form, empty, repeated, long), fenced code with ``#`` lines inside,
+    heading look-alikes, lists, tables, quotes, setext underlines, YAML front matter and
+    header-only documents (nothing but headings), in LF, CRLF or lone-CR line endings.
+    """
+    return _markdown_documents(
+        check_int("markdown_documents", "max_length", max_length, min_value=1)
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _markdown_documents(max_length: int) -> st.SearchStrategy[str]:
+    header_only = st.builds(
+        lambda lines, end: "\n".join(lines) + end,
+        st.lists(headings(), min_size=1, max_size=6),
+        st.sampled_from(("", "\n")),
+    )
+    fronts = st.one_of(st.just(""), _front_matter().map(lambda f: f + "\n"))
+    parts = st.lists(
+        st.tuples(st.sampled_from(("\n\n", "\n", "\n\n\n")), _blocks(max_length)),
+        min_size=1,
+        max_size=8,
+    )
+    ends = st.sampled_from(("\n", "", "\n\n"))
+    styles = st.sampled_from(NEWLINE_STYLES)
+    picks = st.integers(0, 5)
+
+    @st.composite
+    def build(draw: st.DrawFn) -> str:
+        if draw(picks) == 5:
+            body = draw(header_only)  # nothing but headings
+        else:
+            front = draw(fronts)
+            blocks = draw(parts)
+            body = front + "".join(sep + block for sep, block in blocks)[len(blocks[0][0]):]
+            body += draw(ends)
+        return with_newlines(body, draw(styles))[:max_length]
+
+    return build()
+
+
+def _header_lines(label: str, max_length: int) -> st.SearchStrategy[str]:
+    short = st.sampled_from((label.upper(), label + ": x"))
+    long = st.builds(
+        lambda words, n: label + ": " + fill(words, n),
+        st.lists(st.sampled_from(WORDS), min_size=2, max_size=10),
+        lengths(20, max(20, max_length // 3), typical=200),
+    )
+    return st.one_of(short, long)
+
+
+def headed_documents(*, max_length: int = 2000) -> st.SearchStrategy[str]:
+    """Documents whose first three lines are a (usually long) title / author / date header.
+
+    The body is prose, markdown or an adversarial text document, or nothing at all: header-only
+    documents come with and without a trailing newline (seed 004).
+    """
+    return _headed_documents(check_int("headed_documents", "max_length", max_length, min_value=1))
+
+
+@functools.lru_cache(maxsize=64)
+def _headed_documents(max_length: int) -> st.SearchStrategy[str]:
+    titles = _header_lines("Title", max_length)
+    authors = _header_lines("Author", max_length)
+    dates = _header_lines("Date", max_length)
+    bodies = st.one_of(
+        st.just(""),
+        prose(),
+        documents(max_length=max_length),
+        markdown_documents(max_length=max_length),
+    )
+    ends = st.sampled_from(("", "\n", "\n\n"))
+    styles = st.sampled_from(NEWLINE_STYLES)
+
+    @st.composite
+    def build(draw: st.DrawFn) -> str:
+        header = f"{draw(titles)}\n{draw(authors)}\n{draw(dates)}"
+        body = draw(bodies)
+        text = header + "\n" + body if body else header + draw(ends)
+        return with_newlines(text, draw(styles))[:max_length]
+
+    return build()

@@ -1,0 +1,350 @@
+"""Adversarial plain-text documents.
+
+A document is built from pieces, so Hypothesis shrinks it by dropping pieces and by moving each
+choice to the first (simplest) alternative of its ``one_of``. The pieces aim at the bugs real
+chunkers shipped with (see the seeds): CRLF and odd line breaks, leading blank lines, repeated
+identical blocks, long unbroken runs, multi-codepoint characters and grapheme clusters, and the
+"one early space, then a long run" shape that sends naive backtracking loops backwards.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import random
+
+from hypothesis import strategies as st
+
+from ._common import NEWLINE_STYLES, check_int, expand, lengths, weighted, with_newlines
+
+__all__ = [
+    "CONTROLS",
+    "UNICODE_PIECES",
+    "WHITESPACE",
+    "documents",
+    "inline_text",
+    "prose",
+    "SENTENCES",
+    "sentences",
+]
+
+# --------------------------------------------------------------------------- corpora
+
+#: Words for prose. Short and plain first; abbreviations and decimals trip sentence splitters.
+WORDS = (
+    "a", "the", "chunk", "text", "is", "of", "and", "to", "in", "split", "document", "line",
+    "word", "size", "cap", "over", "lazy", "quick", "brown", "fox", "jumps", "dog", "alpha",
+    "beta", "gamma", "retrieval", "embedding", "vector", "index", "query", "model",
+    "e.g.", "Dr.", "3.14", "U.S.", "etc.", "i.e.", "(see", "below)", "\"quoted\"", "it's",
+    "well-known", "naïve", "café", "Zürich", "—", "…",
+)
+
+#: Characters that are more than they seem: astral, combining, ZWJ sequences, flags, Hangul,
+#: right-to-left text, variation selectors, case-changing letters. U+FFFD appears once: it is
+#: legal content, but rare.
+UNICODE_PIECES = (
+    "e\u0301",  # e + combining acute
+    "n\u0303",
+    "a\u0308\u0323",  # two combining marks
+    "\u0915\u094d\u0937",  # Devanagari conjunct
+    "\U0001f680",  # rocket
+    "\U0001f600",
+    "\U0001d400\U0001d401\U0001d402",  # mathematical bold A B C
+    "\U0001d518\U0001d52b",  # fraktur
+    "\U00020000",  # CJK extension B
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466",  # family (ZWJ)
+    "\U0001f3f3\ufe0f\u200d\U0001f308",  # rainbow flag (ZWJ)
+    "\U0001f469\u200d\U0001f4bb",  # woman technologist (ZWJ)
+    "\U0001f44d\U0001f3fd",  # thumbs up, skin tone
+    "\U0001f1fa\U0001f1f8",  # flag US
+    "\U0001f1ef\U0001f1f5\U0001f1e9\U0001f1ea",  # flags JP DE, adjacent
+    "\U0001f1fa\U0001f1f8\U0001f1ef",  # odd number of regional indicators
+    "\ud55c\uad6d\uc5b4",  # Hangul, precomposed
+    "\u1100\u1161\u11a8\u1102\u1161",  # Hangul, conjoining jamo
+    "\u05e9\u05dc\u05d5\u05dd \u05e2\u05d5\u05dc\u05dd",  # Hebrew
+    "\u0645\u0631\u062d\u0628\u0627 \u0628\u0627\u0644\u0639\u0627\u0644\u0645",  # Arabic
+    "\u200fRTL\u200e",  # direction marks
+    "\u202eevil\u202c",  # right-to-left override
+    "\u2764\ufe0f",  # heart + VS16
+    "\u263a\ufe0e",
+    "\u0130",  # I with dot: lower() changes length
+    "\ufb03",  # ffi ligature
+    "\u00df\u1e9e",
+    "a\u00e9\u6570\U0001f680\u2014",  # seed 002's mixed-width unspaced text
+    "\u6570\u636e",  # CJK
+    "\u3053\u3093\u306b\u3061\u306f",  # hiragana
+    "\u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22",  # Thai
+    "\u00a0",  # no-break space (isspace)
+    "\u200b",  # zero-width space (not isspace)
+    "\u3000",  # ideographic space
+    "\ufffd",  # replacement character: legal, rare
+)
+
+#: Line breaks other than "\n", NUL, tabs, escapes: each is a break for *some* splitter.
+CONTROLS = (
+    "\t", "\r\n", "\r", "\x0b", "\x0c", "\x85", "\u2028", "\u2029", "\x00",
+    "\x1c", "\x1d", "\x1e", "\x1b", "\x7f", "\ufeff",
+)
+
+#: Characters for which ``str.isspace()`` is true.
+WHITESPACE = (
+    " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2003\u2009\u2028\u2029\u202f\u205f\u3000"
+)
+
+#: Separators between blocks: newline flavours first, then the odd ones.
+SEPARATORS = (
+    "\n", "\n\n", " ", "", "\n\n\n", "\r\n", "\r\n\r\n", "\r", "\x0b", "\x0c", "\x85",
+    "\u2028", "\u2029", "\n \n", "\t", "\n\t\n",
+)
+
+PREFIXES = ("", "\ufeff", "\n", "\n\n\n", "\ufeff\n\n", "  \n\t\n", "\r\n\r\n", "\ufeff ")
+SUFFIXES = ("", "\n", "\n\n\n", "  \n", " ", "\r\n", "\n\n \n")
+
+#: Identical blocks that get repeated: JSON, XML, generated code, table rows (seed 000).
+REPEAT_UNITS = (
+    "ab",
+    '{"a": 1}\n',
+    '{\n  "id": 1,\n  "name": "widget"\n},\n',
+    '<item id="1">value</item>\n',
+    '  <PackageReference Include="Newtonsoft.Json" Version="13.0.1" />\n',
+    "x = compute(1)\n",
+    "    return None\n",
+    "}\n",
+    "| a | b |\n",
+    "- item\n",
+    "INSERT INTO t VALUES (1, 'a');\n",
+    "\n",
+)
+
+CJK_PHRASES = (
+    "\u4e2d\u6587\u6587\u672c\u6ca1\u6709\u7a7a\u683c",  # 中文文本没有空格
+    "\u5206\u5757\u5668\u5fc5\u987b\u6309\u5b57\u7b26\u5207\u5206",  # 分块器必须按字符切分
+    "\u65e5\u672c\u8a9e\u306e\u6587\u7ae0\u306f\u5358\u8a9e\u306e\u9593\u306b\u7a7a\u767d\u304c"
+    "\u3042\u308a\u307e\u305b\u3093",  # 日本語の文章は単語の間に空白がありません
+    "\u3002",  # 。
+    "\u3001",  # 、
+    "\u6570\u636e\u5e93\u68c0\u7d22",  # 数据库检索
+)
+
+THAI_PHRASES = (
+    "\u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22",  # ภาษาไทย
+    "\u0e44\u0e21\u0e48\u0e21\u0e35\u0e01\u0e32\u0e23\u0e40\u0e27\u0e49\u0e19\u0e27\u0e23\u0e23"
+    "\u0e04",  # ไม่มีการเว้นวรรค
+    "\u0e23\u0e30\u0e2b\u0e27\u0e48\u0e32\u0e07\u0e04\u0e33",  # ระหว่างคำ
+    "\u1797\u17b6\u179f\u17b6\u1781\u17d2\u1798\u17c2\u179a",  # Khmer: ភាសាខ្មែរ
+)
+
+MINIFIED_UNITS = (
+    "var a=1;", "function f(x){return x*2}", "if(a&&b){c()}else{d()}", "a.b(c,d);",
+    "[1,2,3].map(e=>e+1);", '{"k":"v","n":[1,2]}', "for(;;){break}", "x=y?z:w;",
+)
+
+URL_CHARS = tuple("abcdefghijklmnopqrstuvwxyz0123456789") + ("-", "_", "/", ".", "%20", "=", "&")
+
+#: Characters that a long run repeats; the last one makes one huge grapheme cluster.
+RUN_CHARS = ("a", "x", "=", "-", ".", "\u6570", "\U0001f680", "\u00e9", "\u0301")
+
+# --------------------------------------------------------------------------- small pieces
+
+
+#: Ready-made sentences: one choice each, where word-built sentences cost one per word.
+SENTENCES = (
+    "A chunk is a slice of a document.",
+    "The quick brown fox jumps over the lazy dog.",
+    "Dr. Smith arrived at 3.14 p.m. on Jan. 5, e.g. early.",
+    "Is this a question?",
+    "Stop!",
+    "It costs $3.50 (approx.) in the U.S. and €3 in the E.U.",
+    "“Quoted speech,” she said. “And more.”",
+    "Ellipses trail off...",
+    "Cafés in Zürich serve naïve crème brûlée.",
+    "See https://example.com/a/b?c=d for details.",
+    "Version 1.2.3 fixed bug #42; see PR #43.",
+    "Line one.\tTabbed text follows.",
+    "Mr. and Mrs. Jones live at No. 5, St. James St.",
+    "中文句子。",
+    "Emoji \U0001f680 end the sentence \U0001f600.",
+    "The family \U0001f468\u200d\U0001f469\u200d\U0001f467 waved \U0001f1ef\U0001f1f5.",
+)
+
+
+def _word_sentence(count: int, seed: int, end: str) -> str:
+    words = random.Random(seed).choices(WORDS, k=count)
+    text = " ".join(words)
+    return text[:1].upper() + text[1:] + end
+
+
+def sentences() -> st.SearchStrategy[str]:
+    """One sentence: plain words (capitalised, with end punctuation), or a ready-made one.
+
+    The words come from a seeded PRNG: two choices per sentence instead of two per word, which
+    keeps long prose cheap to generate. Sentence and paragraph structure still shrink.
+    """
+    built = st.builds(
+        _word_sentence,
+        st.integers(1, 12),
+        st.integers(0, 2**16),
+        st.sampled_from((".", ".", "?", "!", "...", ":", "")),
+    )
+    return st.one_of(built, st.sampled_from(SENTENCES))
+
+
+def prose() -> st.SearchStrategy[str]:
+    """Paragraphs of sentences: ``". "`` between sentences, ``"\\n\\n"`` between paragraphs."""
+    paragraph = st.lists(sentences(), min_size=1, max_size=4).map(" ".join)
+    return st.lists(paragraph, min_size=1, max_size=3).map("\n\n".join)
+
+
+def inline_text() -> st.SearchStrategy[str]:
+    """A short line mixing words with tricky characters, with or without spaces between."""
+    return st.builds(
+        lambda parts, sep: sep.join(parts),
+        st.lists(
+            st.one_of(st.sampled_from(WORDS), st.sampled_from(UNICODE_PIECES)),
+            min_size=1,
+            max_size=10,
+        ),
+        st.sampled_from((" ", "")),
+    )
+
+
+def _control_lines() -> st.SearchStrategy[str]:
+    return st.builds(
+        "".join,
+        st.lists(
+            weighted(
+                (3, st.sampled_from(WORDS).map(lambda w: w + " ")),
+                (3, st.sampled_from(CONTROLS)),
+                (1, st.just("\x00")),
+            ),
+            min_size=1,
+            max_size=10,
+        ),
+    )
+
+
+def _repeated_blocks(max_length: int) -> st.SearchStrategy[str]:
+    """Identical blocks repeated: the text that fools ``text.find(chunk)`` (seed 000)."""
+    units = st.one_of(
+        st.sampled_from(REPEAT_UNITS),
+        prose().map(lambda p: p + "\n\n"),  # identical paragraphs
+        st.text(
+            st.characters(codec="ascii", categories=["L", "N"]), min_size=1, max_size=8
+        ).map(lambda s: s + "\n"),
+    )
+    wrappers = st.sampled_from((("", ""), ("[\n", "]\n"), ("<items>\n", "</items>\n")))
+
+    @st.composite
+    def build(draw: st.DrawFn) -> str:
+        unit = draw(units)
+        most = max(2, max_length // max(1, len(unit)))
+        count = draw(st.integers(2, min(60, most)))
+        head, tail = draw(wrappers)
+        return head + unit * count + tail
+
+    return build()
+
+
+def _long_runs(max_length: int) -> st.SearchStrategy[str]:
+    """Long stretches with no whitespace: nothing for a word splitter to cut at (seed 002)."""
+    size = lengths(20, max_length)
+    cjk_size = lengths(50, max_length)
+    seeds = st.integers(0, 2**16)
+
+    def repeat(char: str, n: int) -> str:
+        return ("e" + char * (n - 1)) if char == "\u0301" else char * n
+
+    def b64(n: int, seed: int) -> str:
+        raw = random.Random(seed).randbytes(n * 3 // 4 + 3)
+        return base64.b64encode(raw).decode("ascii")[:n]
+
+    return weighted(
+        (2, st.builds(repeat, st.sampled_from(RUN_CHARS), size)),
+        (2, st.builds(lambda n, s: expand(CJK_PHRASES, n, s), cjk_size, seeds)),
+        (1, st.builds(lambda n, s: expand(THAI_PHRASES, n, s), size, seeds)),
+        (1, st.builds(lambda n, s: "https://example.com/" + expand(URL_CHARS, n, s), size, seeds)),
+        (1, st.builds(b64, size, seeds)),
+        (1, st.builds(lambda n, s: expand(MINIFIED_UNITS, n, s), size, seeds)),
+        (1, st.builds(lambda n, s: expand(UNICODE_PIECES[:17], n, s), size, seeds)),  # astral
+    )
+
+
+def _early_space_runs(max_length: int) -> st.SearchStrategy[str]:
+    """Seed 003: ``"x" * 10 + " " + "a" * N``, one early space then a long unbroken run."""
+    return st.builds(
+        lambda head, run_char, n: "x" * head + " " + run_char * n,
+        st.integers(1, 20),
+        st.sampled_from(("a", "\u6570", "-")),
+        lengths(50, max_length),
+    )
+
+
+def _blocks(max_length: int) -> st.SearchStrategy[str]:
+    return weighted(
+        (2, sentences()),
+        (3, prose()),
+        (3, inline_text()),
+        (3, _control_lines()),
+        (6, _repeated_blocks(max_length)),
+        (4, _long_runs(max_length)),
+        (1, _early_space_runs(max_length)),
+    )
+
+
+def _composed(max_length: int) -> st.SearchStrategy[str]:
+    prefixes = st.sampled_from(PREFIXES)
+    pieces = st.lists(
+        st.tuples(st.sampled_from(SEPARATORS), _blocks(max_length)), min_size=1, max_size=6
+    )
+    suffixes = st.sampled_from(SUFFIXES)
+    styles = st.sampled_from(NEWLINE_STYLES)
+
+    @st.composite
+    def build(draw: st.DrawFn) -> str:
+        prefix = draw(prefixes)
+        parts = draw(pieces)
+        suffix = draw(suffixes)
+        body = "".join(sep + block for sep, block in parts)[len(parts[0][0]):]
+        return with_newlines(prefix + body + suffix, draw(styles))[:max_length]
+
+    return build()
+
+
+def _single_characters() -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.sampled_from(("a", " ", "\n", "\u00e9", "\U0001f680", "\x00", "\ufeff", "\r",
+                         "\u0301", "\ufffd", "\u6570", "\t")),
+        st.characters(codec="utf-8"),
+    )
+
+
+def _whitespace_only(max_length: int) -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.text(st.sampled_from(WHITESPACE), min_size=1, max_size=min(20, max_length)),
+        st.builds(lambda c, n: c * n, st.sampled_from(("\n", " ", "\r\n", "\t")),
+                  lengths(1, max_length)).map(lambda s: s[:max_length]),
+    )
+
+
+def documents(*, max_length: int = 2000) -> st.SearchStrategy[str]:
+    """Adversarial plain-text documents of at most ``max_length`` codepoints.
+
+    Mostly composed documents (blocks of prose, tricky characters, control characters, repeated
+    blocks and long unbroken runs, joined by assorted line breaks, with optional BOM and blank
+    lines around, sometimes rewritten with CRLF or lone-CR line endings); now and then the empty
+    document, one character, a whitespace-only document, or seed 003's early-space shape.
+    Always valid UTF-8 (no lone surrogates).
+    """
+    return _documents(check_int("documents", "max_length", max_length, min_value=1))
+
+
+@functools.lru_cache(maxsize=64)
+def _documents(max_length: int) -> st.SearchStrategy[str]:
+    # About one document in three is a special shape, the simple ones first for the shrinker.
+    return weighted(
+        (1, st.just("")),
+        (1, _single_characters()),
+        (4, _whitespace_only(max_length)),
+        (3, _early_space_runs(max_length).map(lambda s: s[:max_length])),
+        (21, _composed(max_length)),
+    )
