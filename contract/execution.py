@@ -233,7 +233,8 @@ def _unwrap(outcome: Outcome, memory_mb: int | None) -> Any:
         raise PluginFailure(Violation(
             "terminates", f"memory grew past the {memory_mb} MiB limit: {outcome.message}".rstrip(": ")))
     if outcome.kind == "crash":
-        tail = f"\n{outcome.detail.strip()[-600:]}" if outcome.detail.strip() else ""
+        detail = outcome.detail.strip().removeprefix(outcome.message).strip()
+        tail = f"\n{detail[-600:]}" if detail else ""
         raise PluginFailure(Violation("no_crash", f"the worker process died: {outcome.message}{tail}"))
     # an error outside the plugin's own call (e.g. count_tokens, or an unpicklable result)
     raise PluginFailure(Violation("no_crash", f"{outcome.error_type}: {outcome.message}"))

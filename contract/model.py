@@ -108,6 +108,13 @@ class Chunk:
                 out[name] = list(value) if name == "section" else value
         return out
 
+    @property
+    def has_offsets(self) -> bool:
+        """Whether the chunk reports any codepoint or byte offset (else it must be placed)."""
+        return any(
+            value is not None for value in (self.start, self.end, self.start_byte, self.end_byte)
+        )
+
     def comparable(self) -> tuple[Any, ...]:
         """What ``deterministic`` compares: texts, offsets, lines and ids."""
         return tuple(getattr(self, name) for name in CHUNK_FIELDS)
@@ -169,9 +176,16 @@ def _coerce_field(index: int, name: str, value: Any) -> Any:
             raise ChunkTypeError(f"chunk[{index}].{name} is {value!r}, expected a str")
         return str(value)
     # section: a heading path
-    if isinstance(value, str) or not all(isinstance(s, str) for s in value):
-        raise ChunkTypeError(f"chunk[{index}].section is {value!r}, expected a list of str")
-    return [str(s) for s in value]
+    bad = ChunkTypeError(f"chunk[{index}].section is {value!r}, expected a list of str")
+    if isinstance(value, (str, bytes, Mapping)):
+        raise bad
+    try:
+        parts = list(value)
+    except TypeError:
+        raise bad from None
+    if not all(isinstance(s, str) for s in parts):
+        raise bad
+    return [str(s) for s in parts]
 
 
 def _type_name(value: Any) -> str:

@@ -46,7 +46,7 @@ def load(target: str | Any) -> Plugin:
     if not where or not attr:
         raise TargetError(f"{target}: expected module:attr, path/to/file.py:attr or a plugin name")
     module = _load_file(where, target) if where.endswith(".py") else _import(where, target)
-    return from_object(_getattr_path(module, attr, target), name=target)
+    return from_object(_getattr_path(module, attr, target, where), name=target)
 
 
 def _is_windows_drive(target: str) -> bool:
@@ -87,13 +87,13 @@ def _load_file(path_text: str, target: str) -> Any:
     return module
 
 
-def _getattr_path(module: Any, attr: str, target: str) -> Any:
+def _getattr_path(module: Any, attr: str, target: str, where: str) -> Any:
     value = module
     for part in attr.split("."):
         try:
             value = getattr(value, part)
         except AttributeError:
-            raise TargetError(f"{target}: {_name_of(module)} has no attribute {part!r}") from None
+            raise TargetError(f"{target}: {where} has no attribute {part!r}") from None
     return value
 
 

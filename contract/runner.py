@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from contract import reproducers
 from contract.execution import Observation, Session
+from contract.minimize import minimize
 from contract.model import Config, Violation
 from contract.plugins import Plugin, load
 from contract.registry import registry, select
@@ -252,11 +253,26 @@ def _shrink(session: Session, strategy: st.SearchStrategy[tuple[Any, Config]],
 def _confirm(session: Session, rule: str, first: Observation,
              shrunk: Observation | None) -> Counterexample:
     """Re-check the shrunk input with the full timeout; fall back to the first finding."""
-    if shrunk is not None and shrunk is not first:
-        again = session.observe(shrunk.document, shrunk.config, only=rule, timeout=session.timeout)
+    for candidate in (shrunk, first):
+        if candidate is None:
+            continue
+        document = _minimize(session, rule, candidate)
+        again = session.observe(document, candidate.config, only=rule, timeout=session.timeout)
         if again.of(rule):
-            return _counterexample(rule, again, shrunk=True)
+            return _counterexample(rule, again, shrunk=candidate is not first or document != first.document)
     return _counterexample(rule, first, shrunk=False)
+
+
+def _minimize(session: Session, rule: str, seen: Observation) -> Any:
+    """Delete what the failure does not need from a text document (see contract.minimize)."""
+    if not isinstance(seen.document, str):
+        return seen.document
+
+    def fails(document: str) -> bool:
+        quick = session.observe(document, seen.config, only=rule, timeout=session.quick_timeout())
+        return bool(quick.of(rule))
+
+    return minimize(seen.document, fails)
 
 
 def _counterexample(rule: str, seen: Observation, *, shrunk: bool) -> Counterexample:

@@ -28,7 +28,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Mapping):
         if "date" in value:
             return dt.datetime.fromisoformat(value["date"])
-        return value.get("value")
+        return _plain(value.get("value"))  # a styled cell may hold a date: {"value": {"date": ..}}
     return value
 
 
@@ -73,13 +73,25 @@ def describe(book: Any) -> dict[str, Any]:
     sheets: dict[str, Any] = {}
     for sheet in book.worksheets:
         cells: dict[str, Any] = {}
-        for row in sheet.iter_rows():
-            for cell in row:
-                entry = _entry(cell)
-                if entry is not _SKIP:
-                    cells[f"{column_letters(cell.column)}{cell.row}"] = entry
+        for cell in _stored_cells(sheet):
+            entry = _entry(cell)
+            if entry is not _SKIP:
+                cells[f"{column_letters(cell.column)}{cell.row}"] = entry
         sheets[sheet.title] = cells
     return {"sheets": sheets}
+
+
+def _stored_cells(sheet: Any) -> list[Any]:
+    """The cells a sheet actually stores, in row-major order.
+
+    ``iter_rows()`` walks (and creates) every cell of the used range: one styled cell at
+    XFD1048576 would make that 17 billion cells. A normal worksheet keeps its cells in
+    ``_cells``; read-only sheets (which lack it) stream only stored cells anyway.
+    """
+    stored = getattr(sheet, "_cells", None)
+    if isinstance(stored, Mapping):
+        return [stored[key] for key in sorted(stored)]
+    return [cell for row in sheet.iter_rows() for cell in row if hasattr(cell, "column")]
 
 
 _SKIP = object()
@@ -92,7 +104,7 @@ def _entry(cell: Any) -> Any:
     elif value is not None and not isinstance(value, (str, int, float, bool)):
         value = str(value)
     if cell.has_style and cell.fill is not None and cell.fill.fill_type:
-        return {"value": value if not isinstance(value, dict) else None, "style": "fill"}
+        return {"value": value, "style": "fill"}
     return _SKIP if value is None else value
 
 

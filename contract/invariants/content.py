@@ -25,7 +25,7 @@ def span_fidelity(case: Case) -> Iterator[Violation]:
     """Each chunk's text equals the document slice it claims (offsets, byte offsets, placement)."""
     doc = case.document
     for chunk in case.chunks:
-        if chunk.bare:
+        if chunk.bare or not chunk.has_offsets:
             if chunk.text and chunk.text not in doc.text:
                 yield _violation(chunk, f"{escape(chunk.text)} occurs nowhere in the document")
             continue
@@ -53,9 +53,18 @@ def _check_bytes(case: Case, chunk: Chunk) -> Iterator[Violation]:
     elif not 0 <= sb <= eb <= size:
         yield _violation(chunk, f"byte span [{sb}:{eb}) is not inside the document's {size} bytes")
     else:
-        held = case.document.data[sb:eb].decode("utf-8", "replace")
+        held = _decode(case.document.data[sb:eb])
         if held != chunk.text:
             yield _violation(chunk, _mismatch(chunk.text, held, f"bytes [{sb}:{eb})"))
+
+
+def _decode(data: bytes) -> str:
+    """Bytes of the document as text: lone surrogates (encoded with ``surrogatepass`` by
+    :attr:`Document.data`) come back as themselves, a cut character as U+FFFD."""
+    try:
+        return data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace")
 
 
 def _mismatch(text: str, held: str, where: str) -> str:

@@ -55,7 +55,9 @@ def _tiles_text(case: Case, parent: Chunk, children: list[Chunk]) -> Iterator[Vi
     inner = [(spans[c.index], c) for c in children]
     if outer is None or any(s is None for s, _ in inner):
         return  # hierarchy checks need offsets
-    placed: list[tuple[Span, Chunk]] = sorted((s, c) for s, c in inner if s is not None)
+    placed: list[tuple[Span, Chunk]] = sorted(
+        ((s, c) for s, c in inner if s is not None), key=lambda sc: (sc[0], sc[1].index)
+    )
     covered = outer[0]
     previous: tuple[Span, Chunk] | None = None
     for span, child in placed:

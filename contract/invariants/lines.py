@@ -31,13 +31,21 @@ def _check_span(doc: Document, chunk: Chunk, span: Span | None) -> Iterator[Viol
     if span is None or not 0 <= span[0] < span[1] <= len(doc):
         return  # empty or impossible spans are non_empty's and span_fidelity's findings
     first, last = _lines(doc, span)
-    if (chunk.line_start, chunk.line_end) != (first, last):
+    if not _matches(chunk, first, last):
         yield Violation(
             "line_citations",
             f"{describe_chunk(chunk, span)} cites lines {_cite(chunk)}; its first and last "
             f"characters are on lines {first}-{last}",
             (chunk.index,),
         )
+
+
+def _matches(chunk: Chunk, first: int, last: int) -> bool:
+    """Whether the reported citations (a missing one is not reported) are ``first``/``last``."""
+    return all(
+        cited is None or cited == actual
+        for cited, actual in ((chunk.line_start, first), (chunk.line_end, last))
+    )
 
 
 def _cite(chunk: Chunk) -> str:
@@ -56,10 +64,7 @@ def _check_placed(case: Case) -> Iterator[Violation]:
         first, last = _lines(doc, (start, start + len(chunk.text)))
         if chunk.line_start is not None and first > chunk.line_start:
             return None
-        return all(
-            cited is None or cited == actual
-            for cited, actual in ((chunk.line_start, first), (chunk.line_end, last))
-        )
+        return _matches(chunk, first, last)
 
     placed = place(case, chunks, accept=on_cited_lines)
     if not placed.ok:

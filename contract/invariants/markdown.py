@@ -11,7 +11,7 @@ from contract.model import Case, Document, Violation, describe_chunk, escape
 from contract.placement import Span
 from contract.registry import invariant
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|$)", re.MULTILINE)
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|\r?$)", re.MULTILINE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 
 

@@ -46,13 +46,14 @@ def _check_placed(case: Case, group: list[Chunk]) -> Iterator[Violation]:
         return
     i = placed.failed or 0
     chunk = group[i]
-    if not chunk.bare or chunk.text not in case.document.text:
+    if chunk.has_offsets or chunk.text not in case.document.text:
         return  # text the document does not hold: span_fidelity's finding
-    previous = placed.spans[i - 1] if i else None
+    # The chunk placed last before this one (empty chunks are not placed).
+    j = next((k for k in range(i - 1, -1, -1) if placed.spans[k] is not None), None)
+    after = "the start" if j is None else describe_chunk(group[j], placed.spans[j])
     yield Violation(
         "ordered",
         f"{describe_chunk(chunk)} {escape(chunk.text, 40)} does not occur after "
-        f"{describe_chunk(group[i - 1], previous) if i else 'the start'} in the document "
-        "(starts must strictly increase, ends never decrease)",
+        f"{after} in the document (starts must strictly increase, ends never decrease)",
         (chunk.index,),
     )

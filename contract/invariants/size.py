@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import regex
 
 from contract.invariants._common import place, plural, spans_for
+from contract.invariants.sheets import parse_range
 from contract.model import Case, Chunk, Violation, describe_chunk, escape
 from contract.placement import Span
 from contract.registry import invariant
@@ -39,10 +40,8 @@ def _indivisible(case: Case, chunk: Chunk) -> bool:
 
 
 def _one_cell(cell_range: str | None) -> bool:
-    if not cell_range:
-        return False
-    first, _, last = cell_range.partition(":")
-    return not last or first.upper() == last.upper()
+    box = parse_range(cell_range) if cell_range else None
+    return box is not None and box[0] == box[2] and box[1] == box[3]
 
 
 @invariant("overlap_bounded")
@@ -92,10 +91,13 @@ def _placed_overlap(case: Case, group: list[Chunk]) -> Iterator[Violation]:
     if bounded.ok:
         return
     i = bounded.failed
-    assert i is not None and i > 0
-    prev = bounded.spans[i - 1]
+    assert i is not None
+    # The chunk placed last before this one (empty chunks are not placed).
+    j = next((k for k in range(i - 1, -1, -1) if bounded.spans[k] is not None), None)
+    assert j is not None  # the first placed chunk has no predecessor to overlap
+    prev = bounded.spans[j]
     assert prev is not None
-    a, b = group[i - 1], group[i]
+    a, b = group[j], group[i]
     start = case.document.text.find(b.text, prev[0] + 1)
     if start == -1:
         yield Violation(

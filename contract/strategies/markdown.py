@@ -184,7 +184,11 @@ def _markdown_documents(max_length: int) -> st.SearchStrategy[str]:
         st.lists(headings(), min_size=1, max_size=6),
         st.sampled_from(("", "\n")),
     )
-    fronts = st.one_of(st.just(""), _front_matter().map(lambda f: f + "\n"))
+    fronts = st.one_of(
+        st.just(""),
+        _front_matter().map(lambda f: f + "\n"),
+        st.sampled_from(("\n", "\n\n\n", " \n")),  # leading blank lines
+    )
     parts = st.lists(
         st.tuples(st.sampled_from(("\n\n", "\n", "\n\n\n")), _blocks(max_length)),
         min_size=1,
