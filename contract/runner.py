@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
-from contract import reproducers
+from contract import reproducers, scaling
 from contract.execution import Observation, Session
 from contract.minimize import minimize
 from contract.model import Config, Violation
@@ -126,6 +126,11 @@ class Shrinking(Event):
 
 
 @dataclass(frozen=True)
+class Measuring(Event):
+    invariant: str
+
+
+@dataclass(frozen=True)
 class Finished(Event):
     result: RunResult
 
@@ -150,11 +155,16 @@ def run(target: str | Plugin | Any, run_settings: RunSettings | None = None,
         emit(Started(plugin.target, plugin.kind, active, the_seed, config.max_examples))
         strategy = cases_for(plugin, config)
         explored = _explore(session, strategy, config, the_seed, emit)
+        if "scales_linearly" in active:
+            _measure_scaling(session, explored, emit)
         examples = explored.examples
         findings = {
             rule: _shrink(session, strategy, config, the_seed, rule, explored, emit)
-            for rule in explored.first
+            for rule in explored.first if rule != "scales_linearly"
         }
+    if "scales_linearly" in explored.first:
+        findings["scales_linearly"] = _counterexample(
+            "scales_linearly", explored.first["scales_linearly"], shrunk=False)
     for found in findings.values():
         _save(plugin, config, the_seed, found)
     results = _verdicts(plugin, chosen, active, examples, explored.exercised, findings)
@@ -216,6 +226,17 @@ def _explore(session: Session, strategy: st.SearchStrategy[tuple[Any, Config]],
 
     explore()
     return found
+
+
+def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> None:
+    """Time doubling pathological documents (see contract.scaling)."""
+    emit(Measuring("scales_linearly"))
+    found = scaling.probe(session.worker, timeout=session.timeout)
+    explored.exercised.add("scales_linearly")
+    if found:
+        family = found[0].message.split(":")[0]
+        document = scaling.FAMILIES[family](scaling.SIZES[0])
+        explored.first["scales_linearly"] = Observation(document, scaling.CONFIG, found)
 
 
 class _Violated(Exception):
@@ -299,7 +320,7 @@ def _verdicts(plugin: Plugin, chosen: list[str], active: tuple[str, ...], exampl
     for rule_id, rule in registry().items():
         if rule_id in findings:
             out.append(InvariantResult(rule_id, "violated", examples, findings[rule_id]))
-        elif rule_id in active and rule_id in exercised and rule_id != "scales_linearly":
+        elif rule_id in active and rule_id in exercised:
             out.append(InvariantResult(rule_id, "passed", examples))
         else:
             out.append(InvariantResult(rule_id, "skipped", 0,
@@ -316,8 +337,6 @@ def skip_reason(plugin: Plugin, rule_id: str, chosen: list[str], active: tuple[s
         return f"applies to {' and '.join(sorted(rule.kinds))} plugins only"
     if rule.opt_in and rule_id not in active:
         return "opt-in: the plugin does not promise it"
-    if rule_id == "scales_linearly":
-        return "not measured by this version's runner"
     if rule.fields:
         return f"the plugin never reported {' or '.join(sorted(rule.fields))}"
     return "never exercised"

@@ -103,7 +103,10 @@ def _entry(cell: Any) -> Any:
         value = {"date": value.isoformat()}
     elif value is not None and not isinstance(value, (str, int, float, bool)):
         value = str(value)
-    if cell.has_style and cell.fill is not None and cell.fill.fill_type:
+    filled = cell.fill is not None and bool(cell.fill.fill_type)
+    if cell.has_style and (filled or value is None):
+        # any formatting on an empty cell (border, font, number format) stretches the used range
+        # just as a fill does: keep it, as the one style a description knows
         return {"value": value, "style": "fill"}
     return _SKIP if value is None else value
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 _LEAD = re.compile(r"\s*")
@@ -31,6 +31,11 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def keep(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` unchanged: for cuts that are already trimmed."""
+    return start, end
+
+
 class Lines:
     """Line numbers from offsets: only ``"\\n"`` ends a line."""
 
@@ -41,13 +46,20 @@ class Lines:
         return bisect.bisect_left(self.breaks, offset) + 1
 
 
-def finalise(text: str, cuts: Iterable[tuple[int, int]], **extra: Any) -> Iterator[dict[str, Any]]:
-    """Chunks for ``cuts`` over ``text``, in order; ``extra`` fields are copied onto each."""
+def finalise(
+    text: str, cuts: Iterable[tuple[int, int]], *,
+    trimmer: Callable[[str, int, int], tuple[int, int]] = trim, **extra: Any,
+) -> Iterator[dict[str, Any]]:
+    """Chunks for ``cuts`` over ``text``, in order; ``extra`` fields are copied onto each.
+
+    ``trimmer`` narrows each span before it is emitted (default :func:`trim`); a chunker whose
+    cuts are already trimmed its own way (whole grapheme clusters) passes :func:`keep`.
+    """
     lines = Lines(text)
     byte_at, char_at = 0, 0
     last = (-1, -1)
     for start, end in cuts:
-        start, end = trim(text, start, end)
+        start, end = trimmer(text, start, end)
         if start == end or (start >= last[0] and end <= last[1]):
             continue
         byte_at += len(text[char_at:start].encode("utf-8", "surrogatepass"))

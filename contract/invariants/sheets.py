@@ -1,7 +1,7 @@
 """Workbook rules: A1 ranges are tight, every non-empty cell is cited, row groups tile blocks.
 
 ``case.workbook`` maps each sheet title to its non-empty cells ``{(row, column): value}``
-(1-based), as :func:`contract.model.non_empty_cells` builds it.
+(1-based), as :func:`contract.workbook.non_empty_cells` builds it.
 """
 
 from __future__ import annotations
@@ -64,58 +64,93 @@ def _bbox(cells: list[tuple[int, int]]) -> Box | None:
     return min(rows), min(cols), max(rows), max(cols)
 
 
-def _cited(case: Case, chunk: Chunk) -> tuple[Mapping[tuple[int, int], Any], Box] | str:
-    """The chunk's sheet cells and range box, or why they cannot be read."""
-    sheets = case.workbook or {}
-    if chunk.sheet is None or chunk.range is None:
-        return "reports no sheet and range"
-    if chunk.sheet not in sheets:
-        return f"cites sheet {chunk.sheet!r}, which the workbook does not have"
+Cells = Mapping[tuple[int, int], Any]
+
+
+def _is_empty(value: Any) -> bool:
+    """A cell is empty when its value is None or a string of only whitespace (SPEC §5)."""
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _sheets(case: Case) -> dict[str, Cells]:
+    """Each sheet's non-empty cells (the runner passes only those; a hand-built case may not)."""
+    return {
+        title: {cell: value for cell, value in cells.items() if not _is_empty(value)}
+        for title, cells in (case.workbook or {}).items()
+    }
+
+
+def _sheet_of(chunk: Chunk, sheets: Mapping[str, Cells]) -> str | None:
+    """The chunk's sheet: the one it reports or, when it reports none, the only sheet there is."""
+    if chunk.sheet is not None:
+        return chunk.sheet
+    return next(iter(sheets)) if len(sheets) == 1 else None
+
+
+def _cited(chunk: Chunk, sheets: Mapping[str, Cells]) -> tuple[Cells, Box] | str | None:
+    """The chunk's sheet cells and range box, why they cannot be read, or None when the chunk
+    reports no range (or no sheet, in a workbook of several): a key not reported is not checked."""
+    title = _sheet_of(chunk, sheets)
+    if chunk.range is None or title is None:
+        return None
+    if title not in sheets:
+        return f"cites sheet {title!r}, which the workbook does not have"
     box = parse_range(chunk.range)
     if box is None:
         return f"cites {chunk.range!r}, which is not an A1 range"
-    return sheets[chunk.sheet], box
+    return sheets[title], box
 
 
-def _where(chunk: Chunk) -> str:
-    return f"{describe_chunk(chunk)} {chunk.sheet}!{chunk.range}"
+def _where(chunk: Chunk, sheets: Mapping[str, Cells]) -> str:
+    return f"{describe_chunk(chunk)} {_sheet_of(chunk, sheets)}!{chunk.range}"
 
 
-@invariant("tight_range", kinds=("workbook",))
+@invariant("tight_range", kinds=("workbook",), fields=("range",))
 def tight_range(case: Case) -> Iterator[Violation]:
     """A workbook chunk's range is exactly the bounding box of the non-empty cells inside it."""
+    sheets = _sheets(case)
     for chunk in case.chunks:
-        cited = _cited(case, chunk)
+        cited = _cited(chunk, sheets)
+        if cited is None:
+            continue
         if isinstance(cited, str):
             yield Violation("tight_range", f"{describe_chunk(chunk)} {cited}", (chunk.index,))
             continue
         cells, box = cited
         bbox = _bbox([cell for cell in cells if _inside(cell, box)])
         if bbox != box:
-            yield Violation("tight_range", _over_claim(chunk, box, bbox), (chunk.index,))
+            yield Violation("tight_range", _over_claim(_where(chunk, sheets), box, bbox), (chunk.index,))
 
 
-def _over_claim(chunk: Chunk, box: Box, bbox: Box | None) -> str:
+def _over_claim(where: str, box: Box, bbox: Box | None) -> str:
     if bbox is None:
-        return f"{_where(chunk)} claims a range with no non-empty cell"
+        return f"{where} claims a range with no non-empty cell"
     extra_rows = (box[2] - box[0]) - (bbox[2] - bbox[0])
     extra_cols = (box[3] - box[1]) - (bbox[3] - bbox[1])
     return (
-        f"{_where(chunk)} claims {extra_rows} empty rows and {extra_cols} empty columns; "
+        f"{where} claims {extra_rows} empty rows and {extra_cols} empty columns; "
         f"content bbox is {format_box(bbox)}"
     )
 
 
-@invariant("cells_covered", kinds=("workbook",))
+@invariant("cells_covered", kinds=("workbook",), fields=("range",))
 def cells_covered(case: Case) -> Iterator[Violation]:
     """Every non-empty cell of every sheet lies in the range of some chunk of that sheet."""
+    sheets = _sheets(case)
     boxes: dict[str, list[Box]] = {}
+    anywhere: list[Box] = []  # ranges of chunks whose sheet cannot be told: any sheet's
     for chunk in case.chunks:
         box = parse_range(chunk.range) if chunk.range else None
-        if chunk.sheet is not None and box is not None:
-            boxes.setdefault(chunk.sheet, []).append(box)
-    for title, cells in (case.workbook or {}).items():
-        missed = [c for c in sorted(cells) if not any(_inside(c, b) for b in boxes.get(title, []))]
+        title = _sheet_of(chunk, sheets)
+        if box is None:
+            continue
+        if title is None:
+            anywhere.append(box)
+        else:
+            boxes.setdefault(title, []).append(box)
+    for title, cells in sheets.items():
+        cited = boxes.get(title, []) + anywhere
+        missed = [c for c in sorted(cells) if not any(_inside(c, b) for b in cited)]
         if missed:
             row, col = missed[0]
             yield Violation(
@@ -127,24 +162,29 @@ def cells_covered(case: Case) -> Iterator[Violation]:
 
 def tiles_cells(case: Case, parent: Chunk, children: list[Chunk]) -> Iterator[Violation]:
     """Children ranges are disjoint, inside the parent's range, and cover its non-empty cells."""
-    outer = _cited(case, parent)
-    inner = [(_cited(case, c), c) for c in children]
-    if isinstance(outer, str) or any(isinstance(x, str) for x, _ in inner):
-        return  # unreadable ranges are tight_range's finding
+    sheets = _sheets(case)
+    outer = _cited(parent, sheets)
+    inner = [(_cited(c, sheets), c) for c in children]
+    if not isinstance(outer, tuple) or any(not isinstance(x, tuple) for x, _ in inner):
+        return  # unreported or unreadable ranges: nothing to tile (tight_range reports the latter)
     cells, pbox = outer
-    boxes = [(x[1], c) for x, c in inner if not isinstance(x, str)]
+    home = _sheet_of(parent, sheets)
+    boxes = [(x[1], c) for x, c in inner if isinstance(x, tuple)]
     for k, (box, child) in enumerate(boxes):
-        if any(child.sheet != parent.sheet for _, child in boxes) or not _contains(pbox, box):
-            yield Violation("tiles_parent", f"{_where(child)} is not inside its parent {_where(parent)}", (child.index,))
+        if _sheet_of(child, sheets) != home or not _contains(pbox, box):
+            yield Violation("tiles_parent", f"{_where(child, sheets)} is not inside its parent "
+                            f"{_where(parent, sheets)}", (child.index,))
             return
         for other_box, other in boxes[:k]:
             if _intersects(box, other_box):
-                yield Violation("tiles_parent", f"{_where(child)} overlaps its sibling {_where(other)}", (child.index,))
+                yield Violation("tiles_parent", f"{_where(child, sheets)} overlaps its sibling "
+                                f"{_where(other, sheets)}", (child.index,))
                 return
     for cell in sorted(c for c in cells if _inside(c, pbox)):
         if not any(_inside(cell, box) for box, _ in boxes):
-            name = f"{parent.sheet}!{column_letters(cell[1])}{cell[0]}"
-            yield Violation("tiles_parent", f"{name} lies in parent {_where(parent)} but in none of its children", (parent.index,))
+            name = f"{home}!{column_letters(cell[1])}{cell[0]}"
+            yield Violation("tiles_parent", f"{name} lies in parent {_where(parent, sheets)} but "
+                            "in none of its children", (parent.index,))
             return
 
 

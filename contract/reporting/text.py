@@ -8,7 +8,7 @@ from typing import Any, TextIO
 from contract.model import Config, escape
 from contract.registry import registry
 from contract.runner import (
-    Event, Finished, InvariantResult, Progress, RunResult, Shrinking, Started,
+    Event, Finished, InvariantResult, Measuring, Progress, RunResult, Shrinking, Started,
 )
 
 _MAX_MESSAGES = 5
@@ -124,6 +124,8 @@ class ProgressPrinter:
             self._say(f"  {event.examples}/{event.max_examples} examples{found}")
         elif isinstance(event, Shrinking):
             self._say(f"  shrinking the {event.invariant} counterexample")
+        elif isinstance(event, Measuring):
+            self._say(f"  measuring {event.invariant} on doubling documents")
 
     def _say(self, text: str) -> None:
         print(text, file=self.stream, flush=True)

@@ -3,10 +3,12 @@ proof that the generators find the seed bugs in toy chunkers quickly."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from hypothesis import Phase, find, given, settings
@@ -23,6 +25,8 @@ from contract.strategies import (
     headed_documents,
     markdown_documents,
 )
+
+T = TypeVar("T")
 
 DOCUMENT_STRATEGIES = {
     "documents": documents,
@@ -109,12 +113,12 @@ FEATURES: dict[str, Callable[[str], bool]] = {
 }
 
 
-def _collect(strategy: st.SearchStrategy, n: int) -> list:
-    out: list = []
+def _collect(strategy: st.SearchStrategy[T], n: int) -> list[T]:
+    out: list[T] = []
 
     @settings(max_examples=n, derandomize=True, database=None, phases=[Phase.generate])
     @given(strategy)
-    def run(value: object) -> None:
+    def run(value: T) -> None:
         out.append(value)
 
     run()
@@ -291,15 +295,15 @@ def test_bad_kind_and_document_strategy() -> None:
         cases(kind="pdf")
     with pytest.raises(ValueError, match="documents"):
         cases(documents="not a strategy")  # type: ignore[arg-type]
-    with pytest.raises(NotImplementedError, match="contract.strategies.workbooks"):
+    with pytest.raises(NotImplementedError, match=r"contract\.strategies\.workbooks"):
         cases(kind="workbook")
 
 
 def test_arguments_are_keyword_only() -> None:
     with pytest.raises(TypeError):
-        documents(100)  # type: ignore[misc]
+        documents(100)  # type: ignore[call-arg]
     with pytest.raises(TypeError):
-        configs(False)  # type: ignore[misc]
+        configs(False)  # type: ignore[call-arg]
 
 
 # --------------------------------------------------------------------------- the generators matter
@@ -390,7 +394,8 @@ def classic_header_chunker(doc: str, config: Config) -> list[str]:
     """Seed 004: the first three lines are a header reserved in the first chunk."""
     lines = doc.split("\n")
     header, body = "\n".join(lines[:3]), "\n".join(lines[3:])
-    chunks, pos = [], 0
+    chunks: list[str] = []
+    pos = 0
     while pos < len(body):
         end = pos + max(config.max_size - (len(header) if not chunks else 0), 1)
         chunks.append((header + "\n" if not chunks else "") + body[pos:end])
@@ -398,7 +403,9 @@ def classic_header_chunker(doc: str, config: Config) -> list[str]:
     return chunks
 
 
-def _over_cap(chunker: Callable[[str, Config], list[str]]) -> Callable[[tuple], bool]:
+def _over_cap(
+    chunker: Callable[[str, Config], list[str]],
+) -> Callable[[tuple[str, Config]], bool]:
     def broken(case: tuple[str, Config]) -> bool:
         doc, config = case
         return config.is_valid and any(len(c) > config.max_size for c in chunker(doc, config))
@@ -412,7 +419,7 @@ def test_finds_word_packer_cap_violation() -> None:
 
 
 def test_finds_prepended_overlap_cap_violation() -> None:
-    doc, config = find(cases(), _over_cap(overlap_prepender), settings=NO_SHRINK)
+    _, config = find(cases(), _over_cap(overlap_prepender), settings=NO_SHRINK)
     assert config.overlap >= 1
 
 
@@ -427,7 +434,7 @@ def test_finds_backwards_start_hang() -> None:
             return True
         return False
 
-    doc, config = find(cases(), hangs, settings=NO_SHRINK)
+    doc, _ = find(cases(), hangs, settings=NO_SHRINK)
     assert " " in doc
 
 
@@ -437,7 +444,7 @@ def test_finds_find_based_offsets_bug() -> None:
         if not config.is_valid:
             return False
         starts = [s for s, _ in find_offsets(doc, config)]
-        return any(b <= a for a, b in zip(starts, starts[1:]))
+        return any(b <= a for a, b in itertools.pairwise(starts))
 
     find(cases(), out_of_order, settings=NO_SHRINK)
 

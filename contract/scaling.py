@@ -1,0 +1,100 @@
+"""``scales_linearly``: time the plugin on doubling pathological documents.
+
+Each family (one character repeated, newlines only, unbroken CJK, one long line) is chunked at
+three sizes, each doubling the last. Each size is timed several times and the fastest time is
+kept, because noise only ever adds time. A family is reported when the largest size takes
+more than ``RATIO`` times as long as the smallest (a linear chunker takes about 4x; a quadratic
+one about 16x). The largest time must also be above ``FLOOR`` seconds, so that timer noise on
+millisecond calls never counts. A suspected family is measured a second time and must fail
+again. A call that times out at a larger size after the smallest one returned counts as
+superlinear. Plugin failures (exceptions, crashes) are left to ``no_crash`` and skip the family.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from contract.model import Config, Violation
+from contract.worker import Worker
+
+FAMILIES: dict[str, Callable[[int], str]] = {
+    "one character repeated": lambda n: "a" * n,
+    "newlines only": lambda n: "\n" * n,
+    "unbroken CJK": lambda n: ("漢字仮名交じり文章" * (n // 9 + 1))[:n],
+    "one long line": lambda n: ("lorem ipsum dolor sit amet " * (n // 27 + 1))[:n],
+}
+SIZES = (25_000, 50_000, 100_000)
+REPEATS = 3
+RATIO = 8.0
+FLOOR = 0.1
+CONFIG = Config(max_size=200, overlap=20)
+
+
+@dataclass(frozen=True)
+class Timing:
+    family: str
+    sizes: tuple[int, ...]
+    seconds: tuple[float | None, ...]  # None: no answer within the timeout
+    timeout: float
+
+    @property
+    def superlinear(self) -> bool:
+        """The largest size took over RATIO x the smallest (a timeout counts as the timeout)."""
+        first, last = self.seconds[0], self.seconds[-1]
+        if first is None:
+            return False
+        last = self.timeout if last is None else last
+        growth = self.sizes[-1] / self.sizes[0]
+        return last > FLOOR and last > first * RATIO * growth / 4
+
+    def describe(self) -> str:
+        shown = ", ".join(
+            f"{n:,} chars {'> timeout' if t is None else f'{t:.3f} s'}"
+            for n, t in zip(self.sizes, self.seconds)
+        )
+        return f"{self.family}: {shown} (linear allows about x{self.sizes[-1] // self.sizes[0]})"
+
+
+def _time(worker: Worker, document: str, config: Config, timeout: float) -> float | None | str:
+    """The fastest of REPEATS calls; None on a timeout; "failed" if the plugin failed."""
+    best: float | None = None
+    for _ in range(REPEATS):
+        outcome = worker.call(("split", document, config.max_size, config.overlap), timeout=timeout)
+        if outcome.kind == "timeout":
+            return None
+        if outcome.kind != "ok" or outcome.value[0] != "chunks":
+            return "failed"
+        best = outcome.elapsed if best is None else min(best, outcome.elapsed)
+    return best
+
+
+def measure(worker: Worker, family: str, *, timeout: float, config: Config = CONFIG,
+            sizes: tuple[int, ...] = SIZES) -> Timing | None:
+    """Time one family at every size; None if the plugin failed on it."""
+    make = FAMILIES[family]
+    seconds: list[float | None] = []
+    for size in sizes:
+        taken = _time(worker, make(size), config, timeout)
+        if taken == "failed":
+            return None
+        seconds.append(taken)  # type: ignore[arg-type]
+        if taken is None:
+            break
+    seconds += [None] * (len(sizes) - len(seconds))
+    return Timing(family, sizes, tuple(seconds), timeout)
+
+
+def probe(worker: Worker, *, timeout: float, config: Config = CONFIG) -> list[Violation]:
+    """One violation per family whose time grows superlinearly, measured twice."""
+    found = []
+    for family in FAMILIES:
+        timing = measure(worker, family, timeout=timeout, config=config)
+        if timing is None or not timing.superlinear:
+            continue
+        again = measure(worker, family, timeout=timeout, config=config)
+        if again is not None and again.superlinear:
+            found.append(Violation("scales_linearly", f"{again.describe()}; config "
+                                   f"{config.describe()}: time grows faster than the input",
+                                   ))
+    return found
