@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
-from contract import reproducers, scaling
+from contract import database, reproducers, scaling
 from contract.execution import Observation, Session
 from contract.minimize import minimize
 from contract.model import Config, Violation
@@ -40,6 +40,14 @@ class RunSettings:
     shrink_seconds: float = 10.0
     max_length: int = 2000
     reproducers: Path | None = Path(".chunk-contract/reproducers")
+    #: The profile these budgets came from (contract.profiles), for reports only.
+    profile: str | None = None
+    #: Without a ``seed``: derive it from the target (contract.profiles.stable_seed), so the
+    #: same target always meets the same examples and a CI gate never flickers.
+    derandomize: bool = False
+    #: A folder of reproducer files: those of this target are replayed before exploring
+    #: (contract.database). None: no replay.
+    database: Path | None = None
 
     def __post_init__(self) -> None:
         if self.max_examples < 1:
@@ -148,13 +156,14 @@ def run(target: str | Plugin | Any, run_settings: RunSettings | None = None,
     plugin = target if isinstance(target, Plugin) else load(target)
     emit = on_event or (lambda event: None)
     chosen = select(config.only, config.skip)
-    the_seed = config.seed if config.seed is not None else random.randrange(2**32)
+    the_seed = _seed_for(plugin, config)
     started = time.monotonic()
     with Session(plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen) as session:
         active = tuple(r.id for r in session.rules)
         emit(Started(plugin.target, plugin.kind, active, the_seed, config.max_examples))
         strategy = cases_for(plugin, config)
-        explored = _explore(session, strategy, config, the_seed, emit)
+        known = database.known_failures(config.database, plugin.target, plugin.kind)
+        explored = _explore(session, strategy, config, the_seed, emit, known)
         if "scales_linearly" in active:
             _measure_scaling(session, explored, emit)
         examples = explored.examples
@@ -174,10 +183,24 @@ def run(target: str | Plugin | Any, run_settings: RunSettings | None = None,
     return result
 
 
+def _seed_for(plugin: Plugin, config: RunSettings) -> int:
+    if config.seed is not None:
+        return config.seed
+    if config.derandomize:
+        from contract.profiles import stable_seed
+
+        return stable_seed(plugin.target)
+    return random.randrange(2**32)
+
+
 def cases_for(plugin: Plugin, config: RunSettings) -> st.SearchStrategy[tuple[Any, Config]]:
     """The generated (document, config) pairs for this plugin's kind."""
     from contract import strategies
 
+    if plugin.kind == "workbook":
+        from contract.strategies.workbooks import workbook_cases
+
+        return workbook_cases(max_length=config.max_length, degenerate=True)
     return strategies.cases(kind=plugin.kind, max_length=config.max_length, degenerate=True)
 
 
@@ -204,10 +227,19 @@ def _key(case: tuple[Any, Config]) -> tuple[str, Config]:
 
 
 def _explore(session: Session, strategy: st.SearchStrategy[tuple[Any, Config]],
-             config: RunSettings, the_seed: int, emit: Listener) -> _Explored:
+             config: RunSettings, the_seed: int, emit: Listener,
+             known: Sequence[tuple[Any, Config]] = ()) -> _Explored:
     found = _Explored()
     step = max(1, config.max_examples // 20)
     deadline = time.monotonic() + config.explore_seconds
+
+    for case in known:  # failures saved by earlier runs come first (contract.database)
+        seen = session.observe(*case)
+        found.examples += 1
+        found.exercised |= seen.exercised
+        found.seen[_key(case)] = seen if seen.violations else None
+        for violation in seen.violations:
+            found.first.setdefault(violation.invariant, seen)
 
     @_hypothesis_settings(config, (Phase.generate,))
     @seed(the_seed)
@@ -266,7 +298,7 @@ def _shrink(session: Session, strategy: st.SearchStrategy[tuple[Any, Config]],
 
     try:
         search()
-    except Exception:  # noqa: BLE001  (_Violated, or Hypothesis's Flaky on a nondeterministic plugin)
+    except Exception:
         pass
     return _confirm(session, rule, explored.first[rule], last[-1] if last else None)
 
@@ -346,4 +378,4 @@ def replace_settings(config: RunSettings, **changes: Any) -> RunSettings:
     return replace(config, **changes)
 
 
-__all__ = ["RunSettings", "RunResult", "InvariantResult", "Counterexample", "run", "Violation"]
+__all__ = ["Counterexample", "InvariantResult", "RunResult", "RunSettings", "Violation", "run"]

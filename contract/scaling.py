@@ -6,12 +6,14 @@ kept, because noise only ever adds time. A family is reported when the largest s
 more than ``RATIO`` times as long as the smallest (a linear chunker takes about 4x; a quadratic
 one about 16x). The largest time must also be above ``FLOOR`` seconds, so that timer noise on
 millisecond calls never counts. A suspected family is measured a second time and must fail
-again. A call that times out at a larger size after the smallest one returned counts as
-superlinear. Plugin failures (exceptions, crashes) are left to ``no_crash`` and skip the family.
+again; the first confirmed family is reported, and no family starts after ``BUDGET`` seconds.
+A call that times out at a larger size after the smallest one returned counts as superlinear.
+Plugin failures (exceptions, crashes) are left to ``no_crash`` and skip the family.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,6 +31,8 @@ REPEATS = 3
 RATIO = 8.0
 FLOOR = 0.1
 CONFIG = Config(max_size=200, overlap=20)
+#: Seconds after which no further family is started.
+BUDGET = 15.0
 
 
 @dataclass(frozen=True)
@@ -56,7 +60,7 @@ class Timing:
         return f"{self.family}: {shown} (linear allows about x{self.sizes[-1] // self.sizes[0]})"
 
 
-def _time(worker: Worker, document: str, config: Config, timeout: float) -> float | None | str:
+def _time(worker: Worker, document: str, config: Config, timeout: float) -> float | str | None:
     """The fastest of REPEATS calls; None on a timeout; "failed" if the plugin failed."""
     best: float | None = None
     for _ in range(REPEATS):
@@ -85,16 +89,21 @@ def measure(worker: Worker, family: str, *, timeout: float, config: Config = CON
     return Timing(family, sizes, tuple(seconds), timeout)
 
 
-def probe(worker: Worker, *, timeout: float, config: Config = CONFIG) -> list[Violation]:
-    """One violation per family whose time grows superlinearly, measured twice."""
-    found = []
+def probe(worker: Worker, *, timeout: float, config: Config = CONFIG,
+          budget: float = BUDGET) -> list[Violation]:
+    """The first family whose time grows superlinearly (measured twice), as a violation.
+
+    Families are tried in turn until one is confirmed or ``budget`` seconds have passed.
+    """
+    deadline = time.monotonic() + budget
     for family in FAMILIES:
+        if time.monotonic() > deadline:
+            break
         timing = measure(worker, family, timeout=timeout, config=config)
         if timing is None or not timing.superlinear:
             continue
         again = measure(worker, family, timeout=timeout, config=config)
         if again is not None and again.superlinear:
-            found.append(Violation("scales_linearly", f"{again.describe()}; config "
-                                   f"{config.describe()}: time grows faster than the input",
-                                   ))
-    return found
+            return [Violation("scales_linearly", f"{again.describe()}; config "
+                              f"{config.describe()}: time grows faster than the input")]
+    return []

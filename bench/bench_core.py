@@ -1,0 +1,145 @@
+"""Core benchmarks: isolation cost, check cost, placement scaling, parallel speed-up.
+
+    python bench/bench_core.py            # prints a table and rewrites bench/RESULTS-core.md
+
+Every figure is a ratio measured in one run on the same machine, so a noisy shared machine
+moves both sides together. Targets (issue 9): isolation < 2x per example; checks cheaper than
+chunking on 10 MB; placement linear (10 MB / 1 MB about 10); -n 2 at least 1.6x -n 1.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from contract import execution  # noqa: E402
+from contract.execution import Session  # noqa: E402
+from contract.model import Config  # noqa: E402
+from contract.parallel import run_parallel  # noqa: E402
+from contract.plugins import load  # noqa: E402
+from contract.registry import registry  # noqa: E402
+from contract.runner import RunSettings, run  # noqa: E402
+from contract.worker import Outcome  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+FIXED = str(HERE.parent / "reference_chunkers" / "fixed.py") + ":split"
+TRIVIAL = str(HERE / "trivial.py") + ":split"
+
+
+def realistic(size: int) -> str:
+    """Prose, code, JSON blocks and markdown, repeated deterministically up to ``size`` chars."""
+    block = (
+        "# Section\n\nThe quick brown fox jumps over the lazy dog. Über naïve café — 数据 🚀.\n\n"
+        "```python\ndef f(x):\n    return x * 2  # comment\n```\n\n"
+        '{"id": 1, "name": "alpha", "tags": ["a", "b"]}\n{"id": 1, "name": "alpha", "tags": ["a", "b"]}\n'
+        "- item one\n- item two\r\n\n"
+    )
+    return (block * (size // len(block) + 1))[:size]
+
+
+class InlineWorker:
+    """The worker's interface, calling the task in-process: the baseline for isolation cost."""
+
+    def __init__(self, task: Any, **_: Any) -> None:
+        self.task = task
+
+    def call(self, request: Any, *, timeout: float | None = None) -> Outcome:
+        started = time.perf_counter()
+        value = self.task(request)
+        return Outcome("ok", value, elapsed=time.perf_counter() - started)
+
+    def close(self) -> None:
+        pass
+
+
+def examples_per_second(isolated: bool, examples: int = 400) -> float:
+    settings = RunSettings(max_examples=examples, seed=1, reproducers=None,
+                           skip=("scales_linearly",))
+    original = execution.Worker
+    if not isolated:
+        execution.Worker = InlineWorker  # type: ignore[assignment,misc]
+    try:
+        started = time.perf_counter()
+        result = run(TRIVIAL, settings)
+        return result.examples / (time.perf_counter() - started)
+    finally:
+        execution.Worker = original  # type: ignore[misc]
+
+
+def check_cost(size: int) -> tuple[float, float]:
+    """(chunking seconds, checking seconds) for the fixed chunker on ``size`` characters."""
+    plugin = load(FIXED)
+    document, config = realistic(size), Config(1000, 100)
+    started = time.perf_counter()
+    records = plugin.split(document, max_size=config.max_size, overlap=config.overlap)
+    chunking = time.perf_counter() - started
+    session = Session(plugin, timeout=60, memory_mb=None, selected=list(registry()))
+    from contract.model import chunks_from_records, normalise_chunks
+
+    started = time.perf_counter()
+    chunks = chunks_from_records(normalise_chunks(records))
+    case = session.case(document, config, chunks)
+    for rule in session.rules:
+        if not rule.engine and not rule.needs:
+            list(rule.check(case))
+    checking = time.perf_counter() - started
+    session.close()
+    return chunking, checking
+
+
+def placement_seconds(size: int) -> float:
+    """Checking bare-string chunks (placed by the contract) with overlap on repeated blocks."""
+    plugin = load(FIXED)
+    document, config = realistic(size), Config(1000, 100)
+    texts = [c["text"] for c in plugin.split(document, max_size=1000, overlap=100)]
+    session = Session(plugin, timeout=60, memory_mb=None, selected=list(registry()))
+    from contract.model import Chunk
+
+    chunks = [Chunk(index=i, text=t, bare=True) for i, t in enumerate(texts)]
+    started = time.perf_counter()
+    case = session.case(document, config, chunks)
+    for rule_id in ("span_fidelity", "no_lost_text", "ordered", "overlap_bounded"):
+        found = list(registry()[rule_id].check(case))
+        assert not found, found
+    session.close()
+    return time.perf_counter() - started
+
+
+def parallel_speedup(examples: int = 400) -> float:
+    settings = RunSettings(max_examples=examples, seed=3, reproducers=None,
+                           skip=("scales_linearly",))
+    rates = []
+    for jobs in (1, 2):
+        started = time.perf_counter()
+        result = run_parallel(TRIVIAL, settings, jobs)
+        rates.append(result.examples / (time.perf_counter() - started))
+    return rates[1] / rates[0]
+
+
+def main() -> None:
+    rows: list[tuple[str, str, str]] = []
+    isolated, inline = examples_per_second(True), examples_per_second(False)
+    rows.append(("isolation cost (in-process ex/s ÷ worker ex/s)",
+                 f"{inline / isolated:.2f}x", f"{isolated:.0f} vs {inline:.0f} examples/s"))
+    for size in (1_000_000, 10_000_000):
+        chunking, checking = check_cost(size)
+        rows.append((f"checks ÷ chunking, {size // 1_000_000} MB", f"{checking / chunking:.2f}",
+                     f"check {checking:.2f} s, chunk {chunking:.2f} s"))
+    small, large = placement_seconds(1_000_000), placement_seconds(10_000_000)
+    rows.append(("placement 10 MB ÷ 1 MB (linear: about 10)", f"{large / small:.1f}",
+                 f"{small:.2f} s, {large:.2f} s"))
+    rows.append(("-n 2 ÷ -n 1 examples/s", f"{parallel_speedup():.2f}x", "trivial chunker"))
+    width = max(len(r[0]) for r in rows)
+    table = "\n".join(f"| {a:<{width}} | {b:>8} | {c} |" for a, b, c in rows)
+    header = f"| {'measure':<{width}} | {'ratio':>8} | figures |\n|{'-' * (width + 2)}|{'-' * 10}|---|"
+    print(header + "\n" + table)
+    (HERE / "RESULTS-core.md").write_text(
+        "## Core (bench/bench_core.py)\n\n" + header + "\n" + table + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
