@@ -38,5 +38,79 @@ def contract(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff and mypy."""
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", "contract", "reference_chunkers", "tests")
+    session.run("ruff", "check", "contract", "reference_chunkers", "tests", "fuzz", "bench")
     session.run("mypy")
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """Coverage-guided fuzzing with atheris: ``nox -s fuzz -- [TARGET] [--seconds N] [flags]``.
+
+    Fuzzes TARGET (default: every reference chunker in turn) for ``--seconds`` each (default
+    60), with every libFuzzer limit set; prints progress and a summary, writes a reproducer
+    for each finding, and fails if anything was found. Other flags go to fuzz/harness.py
+    (``--timeout``, ``--rss-limit-mb``, ``--max-len``, ``--stop-first``, ``-libfuzzer_flag=value``).
+    """
+    import json
+    from pathlib import Path
+
+    session.install("-e", ".[fuzz]")
+    args = list(session.posargs)
+    if args and not args[0].startswith("-"):
+        targets = [args.pop(0)]
+    else:
+        targets = [t for t in REFERENCE_CHUNKERS if Path(t.partition(":")[0]).is_file()]
+    found = []
+    for number, target in enumerate(targets):
+        summary = Path(session.create_tmp()) / f"fuzz-summary-{number}.json"
+        summary.unlink(missing_ok=True)
+        session.run("python", "fuzz/harness.py", target, *args, "--summary-json", str(summary),
+                    success_codes=[0, 1])
+        findings = json.loads(summary.read_text())["findings"] if summary.is_file() else [{}]
+        if any(f.get("confirmed", True) for f in findings):
+            found.append(target)
+    if found:
+        session.error(f"fuzzing found contract violations in {', '.join(found)} "
+                      "(see the reproducers above)")
+
+
+#: The libraries behind the built-in adapters (contract/adapters), at the versions that
+#: docs/conformance.md was made with. Keep in step with the ``peers`` extra in pyproject.toml.
+PEERS = [
+    "langchain-text-splitters==1.1.3",
+    "llama-index-core==0.14.25",
+    "chonkie==1.7.0",
+    "semchunk==4.1.1",
+    "semantic-text-splitter==0.33.1",
+]
+
+
+@nox.session
+def peers(session: nox.Session) -> None:
+    """Install the adapted libraries (pinned), run the contract on every adapter, and
+    regenerate docs/conformance.md (fails if a violation has no reviewed explanation).
+
+    Offline after the install: the adapters use only tokenizers the libraries ship. Pass
+    adapter names and options through: ``nox -s peers -- semchunk --max-examples 50``.
+    """
+    session.install("-e", ".", *PEERS)
+    session.env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+                        "HF_DATASETS_OFFLINE": "1"})
+    session.run(
+        "python", "-m", "contract.adapters.conformance", "--out", ".chunk-contract/conformance",
+        "--doc", "docs/conformance.md", "--max-examples", "200", "--jobs", "1", "--strict",
+        *session.posargs,
+    )
+
+
+@nox.session
+def mutation(session: nox.Session) -> None:
+    """Mutation testing with the contract as the test suite (mutmut, 2 cores).
+
+    ``nox -s mutation`` mutates reference_chunkers/ and fails on a survivor that is not
+    triaged in docs/mutation-baseline.toml, or on a score under 90%.
+    ``nox -s mutation -- path/to/file.py:attr`` mutates a third-party chunker file instead.
+    Reports: build/mutation/ (JSON, HTML, markdown; see docs in contract/mutation).
+    """
+    session.install("-e", ".[mutation]")
+    session.run("python", "-m", "contract.mutation", "--max-children", "2", *session.posargs)

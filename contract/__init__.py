@@ -10,10 +10,27 @@ Writing a new invariant: decorate a function ``(case: Case) -> Iterator[Violatio
 ``@invariant("my_rule")``; its docstring's first line is the rule.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from contract.model import Case, Chunk, Config, Violation
 from contract.plugins import Plugin, TargetError, load
 from contract.registry import invariant
-from contract.runner import RunResult, RunSettings, run
+
+if TYPE_CHECKING:
+    from contract.runner import RunResult, RunSettings, run
+
+#: Imported on first use, so that ``import contract.<anything>`` (the pytest plugin, the
+#: profiles) does not import Hypothesis.
+_LAZY = {"RunResult", "RunSettings", "run"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from contract import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module 'contract' has no attribute {name!r}")
+
 
 __all__ = [
     "Case",

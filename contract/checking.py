@@ -34,7 +34,7 @@ def read_document(plugin: Plugin, path: str) -> Any:
 
         try:
             return describe(load_xlsx(path))
-        except Exception as exc:  # noqa: BLE001  (openpyxl raises many kinds)
+        except Exception as exc:
             raise UsageError(f"{path}: cannot read as .xlsx: {exc}") from None
     try:
         return file.read_bytes().decode("utf-8")

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from contract import registry, reproducers
+from contract.config_file import ConfigError
 from contract.model import Config
 from contract.plugins import Plugin, TargetError, load
+from contract.profiles import ENV_VAR, PROFILES, ProfileError
 
 EXIT_PASSED, EXIT_VIOLATED, EXIT_USAGE = 0, 1, 2
 
@@ -40,21 +42,41 @@ def _positive(kind: type) -> Any:
     return parse
 
 
+def _jobs(text: str) -> int:
+    from contract.parallel import jobs_from
+
+    try:
+        return jobs_from(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number or 'auto', got {text!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="chunk-contract", description="Check a chunker against the contract.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run", help="generate documents and check every invariant")
-    run.add_argument("target")
+    run.add_argument("target", nargs="?",
+                     help="default: the targets of [tool.chunk-contract] in pyproject.toml")
     _reports(run)
     run.add_argument("--junit", metavar="PATH")
-    run.add_argument("--max-examples", type=_positive(int), default=200)
+    run.add_argument("--sarif", metavar="PATH", help="write a SARIF 2.1.0 log (code scanning)")
+    run.add_argument("--markdown", metavar="PATH", help="write a markdown summary (CI page)")
+    run.add_argument("--profile", choices=sorted(PROFILES),
+                     help=f"budgets: {'; '.join(p.describe() for p in PROFILES.values())} "
+                          f"(default ${ENV_VAR}, else pyproject.toml)")
+    run.add_argument("--max-examples", type=_positive(int), default=None,
+                     help="default 200, or the profile's")
     run.add_argument("--seed", type=int)
     _limits(run)
+    run.set_defaults(timeout=None, memory_mb=None)  # None: pyproject.toml's, else 2 s / 1024
     run.add_argument("--only", type=_ids, default=(), metavar="ID,...")
     run.add_argument("--skip", type=_ids, default=(), metavar="ID,...")
-    run.add_argument("--reproducers", metavar="DIR", default=".chunk-contract/reproducers",
-                     help="where counterexamples are saved (default %(default)s)")
+    run.add_argument("--reproducers", metavar="DIR", default=None,
+                     help="where counterexamples are saved, and replayed first by the next run "
+                          "(default .chunk-contract/reproducers)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    run.add_argument("-n", "--jobs", type=_jobs, default=1, metavar="N|auto",
+                     help="split the examples over N processes (auto: one per CPU)")
     check = sub.add_parser("check", help="check the invariants on your own files")
     check.add_argument("target")
     check.add_argument("files", nargs="+", metavar="FILE")
@@ -94,7 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = {"run": cmd_run, "check": cmd_check, "replay": cmd_replay, "list": cmd_list,
                    "matrix": cmd_matrix}
         return handler[args.command](args)
-    except (UsageError, TargetError, reproducers.ReproducerError) as exc:
+    except (UsageError, TargetError, reproducers.ReproducerError, ConfigError,
+            ProfileError) as exc:
         print(f"chunk-contract: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyError as exc:  # unknown invariant ids from --only / --skip
@@ -110,25 +133,10 @@ def _load(target: str) -> Plugin:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from contract.reporting import JsonReport, JUnitReport, ProgressPrinter, TextReport
-    from contract.runner import RunSettings, run
+    from contract.project import run_command
 
     registry.select(args.only, args.skip)
-    plugin = _load(args.target)
-    settings = RunSettings(
-        max_examples=args.max_examples, seed=args.seed, timeout=args.timeout,
-        memory_mb=args.memory_mb, only=args.only, skip=args.skip,
-        reproducers=Path(args.reproducers),
-    )
-    listeners: list[Any] = [TextReport()]
-    if not args.quiet:
-        listeners.append(ProgressPrinter())
-    if args.json:
-        listeners.append(JsonReport(args.json))
-    if args.junit:
-        listeners.append(JUnitReport(args.junit))
-    result = run(plugin, settings, on_event=lambda e: [listener(e) for listener in listeners])
-    return EXIT_PASSED if result.passed else EXIT_VIOLATED
+    return run_command(args)  # TARGET, or the targets of [tool.chunk-contract]
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
@@ -176,10 +184,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     if args.adapters:
+        from contract.adapters import ADAPTERS, EXTRA
         from contract.plugins import entry_points
 
-        for name, ep in sorted(entry_points().items()):
-            print(f"{name:<28} {ep.value}")
+        registered = entry_points()
+        print(f"{'adapter':<28} {'library':<32} {'status':<24} target")
+        for adapter in ADAPTERS:
+            version = adapter.version if adapter.installed else None
+            status = f"installed {version}" if version else "not installed"
+            target = adapter.name if adapter.name in registered else adapter.target
+            print(f"{adapter.name:<28} {adapter.distribution:<32} {status:<24} {target}")
+        others = sorted(set(registered) - {a.name for a in ADAPTERS})
+        for name in others:
+            print(f"{name:<28} {'(third-party plugin)':<32} {'registered':<24} "
+                  f"{registered[name].value}")
+        if not all(a.installed for a in ADAPTERS):
+            print(f"\nInstall the missing libraries with: pip install '{EXTRA}'")
         return EXIT_PASSED
     rules = registry.registry()
     width = max(map(len, rules))

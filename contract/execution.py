@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contract.model import (
-    Case, Chunk, ChunkTypeError, Config, Document, Violation, chunks_from_records, normalise_chunks,
+    Case,
+    Chunk,
+    ChunkTypeError,
+    Config,
+    Document,
+    Violation,
+    chunks_from_records,
+    normalise_chunks,
 )
 from contract.plugins import Plugin
 from contract.registry import Invariant, registry
@@ -185,6 +192,8 @@ class Session:
             case.rerun = self._rerun(document, config)
         if "lf_twin" in rule.needs and case.twins is None and "\n" in document:
             lf = document.replace("\r\n", "\n")
+            if "\r\n" in lf:
+                return  # "\r\r\n": no LF version whose CRLF twin is this document
             try:
                 case.twins = (self.call(lf.replace("\n", "\r\n"), config), self.call(lf, config))
             except (PluginFailure, _Rejected):

@@ -373,7 +373,7 @@ def escape(text: str, limit: int = 80) -> str:
     """``ascii()`` of ``text``, cut in the middle past ``limit`` characters."""
     if len(text) > limit:
         half = limit // 2
-        return f"{ascii(text[:half])}...({len(text) - limit} more)...{ascii(text[-half:])}"
+        return f"{text[:half]!a}...({len(text) - limit} more)...{text[-half:]!a}"
     return ascii(text)
 
 

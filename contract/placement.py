@@ -11,14 +11,17 @@ it, so each invariant searches for its own best placement:
   :func:`place_in_order` is greedy, and linear in the document for verbatim chunks.
 * Coverage (``no_lost_text``) is also bounded from above (the next chunk must start before the
   next non-whitespace character not yet covered), so the greedy choice can be wrong.
-  :func:`uncovered_offset` keeps every reachable placement instead, with a cap on how many it
-  tracks; when the cap cuts the search the answer is "inconclusive", never a violation.
+  :func:`uncovered_offset` first tries one linear greedy pass (each chunk at its last start
+  that leaves no gap, :func:`furthest_placement`); when that fails it keeps the frontier of
+  every gap-free placement instead, with a cap on how many it tracks. When the cap cuts the
+  search the answer is "inconclusive", never a violation.
 
 Pure functions over ``str``: no plugin code runs here.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -33,6 +36,9 @@ Accept = Callable[[int, int, Span | None], bool | None]
 
 #: Most reachable placements tracked per chunk by :func:`uncovered_offset`.
 MAX_STATES = 512
+#: Most placements (states and occurrences) :func:`uncovered_offset` looks at in all, so that a
+#: pathological document (one character repeated) cannot make the check itself slow.
+WORK_BUDGET = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -115,26 +121,90 @@ def uncovered_offset(
     in order at all: that is ``ordered``'s or ``span_fidelity``'s finding, not this one's), else
     the first non-whitespace offset that the best placement leaves uncovered.
     """
+    if furthest_placement(document, texts, fixed) is not None:
+        return Coverage(None)  # the usual case, found in one linear pass
+    if _text_size(texts) < _text_size([document]):
+        # Fewer non-whitespace characters in all the chunks than in the document: no placement
+        # covers it, so any placement in order shows what is lost.
+        placed = place_in_order(document, texts, fixed)
+        return Coverage(_first_gap(document, placed.spans) if placed.ok else None)
     length = len(document)
-    # state: start of the last placed chunk -> the furthest end covered so far.
-    states: dict[int, int] = {-1: 0}
-    best_end, capped = 0, False
+    # The gap-free placements of the chunks so far, as (start of the last chunk, end covered),
+    # keeping only the Pareto frontier: starts and ends both strictly increasing (a state with
+    # a later start and no further end is never better for the chunks that follow).
+    states: list[Span] = [(-1, 0)]
+    best_end, capped, work = 0, False, 0
     for i, text in enumerate(texts):
         if not text:
             continue
         pin = fixed[i] if fixed is not None else None
-        states, cut = _advance(document, text, pin, states)
-        capped = capped or cut
+        work += len(states)
+        states, cut, looked = _advance(document, text, pin, states)
+        capped, work = capped or cut, work + looked
+        if work > WORK_BUDGET:
+            return Coverage(None, conclusive=False)
         if not states:
-            # Unplaceable even without the coverage rule: not this invariant's finding.
-            return Coverage(None) if not capped else Coverage(None, conclusive=False)
-        best_end = max(best_end, max(states.values()))
-    if any(_next_text(document, end) == length for end in states.values()):
+            # No gap-free placement reaches past chunk i: every placement in order loses text,
+            # unless there is no placement in order at all (ordered's / span_fidelity's finding).
+            if capped:
+                return Coverage(None, conclusive=False)
+            placed = place_in_order(document, texts, fixed)
+            if not placed.ok:
+                return Coverage(None)
+            gap = first_non_space(document, best_end)
+            return Coverage(gap if gap != -1 else _first_gap(document, placed.spans))
+        best_end = max(best_end, states[-1][1])
+    if _next_text(document, states[-1][1]) == length:
         return Coverage(None)
-    gap = first_non_space(document, best_end)
     if capped:
         return Coverage(None, conclusive=False)
+    gap = first_non_space(document, best_end)
     return Coverage(gap if gap != -1 else None)
+
+
+def furthest_placement(
+    document: str, texts: Sequence[str], fixed: Sequence[int | None] | None = None
+) -> list[Span | None] | None:
+    """A gap-free placement that puts each chunk at its last start before the first character
+    not yet covered, or None when that greedy choice leaves text out (or cannot go on)."""
+    spans: list[Span | None] = []
+    previous, covered = -1, 0
+    for i, text in enumerate(texts):
+        if not text:
+            spans.append(None)
+            continue
+        reach = _next_text(document, covered)
+        pin = fixed[i] if fixed is not None else None
+        if pin is not None:
+            start = pin if previous < pin <= reach and document.startswith(text, pin) else -1
+        else:
+            start = document.rfind(text, previous + 1, reach + len(text))
+        if start == -1:
+            return None
+        previous, covered = start, max(covered, start + len(text))
+        spans.append((start, start + len(text)))
+    return spans if _next_text(document, covered) == len(document) else None
+
+
+def _first_gap(document: str, spans: Sequence[Span | None]) -> int | None:
+    """The first non-whitespace offset that ``spans`` leave uncovered, if any."""
+    covered = 0
+    for start, end in sorted(s for s in spans if s is not None):
+        if start > covered:
+            gap = first_non_space(document, covered, start)
+            if gap != -1:
+                return gap
+        covered = max(covered, end)
+    gap = first_non_space(document, covered)
+    return gap if gap != -1 else None
+
+
+def _text_size(texts: Sequence[str]) -> int:
+    """How many non-whitespace characters ``texts`` hold in all."""
+    return sum(len(text) - sum(map(len, _SPACE_RUNS.findall(text))) for text in texts)
+
+
+_SPACE_RUNS = re.compile(r"\s+")
 
 
 def _next_text(document: str, offset: int) -> int:
@@ -143,22 +213,35 @@ def _next_text(document: str, offset: int) -> int:
 
 
 def _advance(
-    document: str, text: str, pin: int | None, states: dict[int, int]
-) -> tuple[dict[int, int], bool]:
-    """All placements of ``text`` reachable from ``states`` without an uncovered gap."""
-    reach = {p: _next_text(document, end) for p, end in states.items()}
-    low, high = min(states) + 1, max(reach.values())
+    document: str, text: str, pin: int | None, states: list[Span]
+) -> tuple[list[Span], bool, int]:
+    """The frontier of gap-free placements of ``text`` after those in ``states``.
+
+    A start ``q`` follows the state with the furthest end among those that start before ``q``
+    (on the frontier: the last one before ``q``); it is gap-free when no non-whitespace lies
+    between that end and ``q``. One sweep over states and occurrences, both in order. Returns
+    the new frontier, whether it was cut, and how many occurrences were looked at.
+    """
+    low, high = states[0][0] + 1, _next_text(document, states[-1][1])
     candidates, capped = _occurrences(document, text, low, high, pin)
-    out: dict[int, int] = {}
+    out: list[Span] = []
+    k, end, reach = 0, -1, -1
     for q in candidates:
-        ends = [end for p, end in states.items() if p < q <= reach[p]]
-        if ends:
-            out[q] = max(max(ends), q + len(text))
+        if k < len(states) and states[k][0] < q:
+            while k < len(states) and states[k][0] < q:
+                k += 1
+            end = states[k - 1][1]
+            reach = _next_text(document, end)
+        if k == 0 or q > reach:
+            continue
+        covered = max(end, q + len(text))
+        if not out or covered > out[-1][1]:
+            out.append((q, covered))
     if len(out) > MAX_STATES:
-        # Keep the extremes: the earliest starts and the furthest reaches.
-        keep = sorted(out)[: MAX_STATES // 2] + sorted(out, key=out.__getitem__)[-MAX_STATES // 2:]
-        out, capped = {q: out[q] for q in keep}, True
-    return out, capped
+        # Keep the extremes: the earliest starts and the furthest ends (the search is cut, so
+        # a failure to cover is then inconclusive, never a violation).
+        out, capped = out[: MAX_STATES // 2] + out[-(MAX_STATES // 2):], True
+    return out, capped, len(candidates)
 
 
 def _occurrences(

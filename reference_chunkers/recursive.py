@@ -2,24 +2,26 @@
 
 Immune to the bug classes of seed 002 and seed 003:
 
-* **Seed 002, overlap on top of the cap.** The overlap comes *out of* the packing budget: new
-  text is packed up to ``max_size - overlap`` and the overlap only ever fills the rest, so the
-  emitted chunk (overlap included) never exceeds ``max_size``.
+* **Seed 002, overlap on top of the cap.** The overlap comes *out of* the packing budget: a
+  chunk is its overlap plus new pieces, packed up to ``max_size`` together, so the emitted chunk
+  (overlap included) never exceeds ``max_size``.
 * **Seed 002, text without spaces never spills.** The ladder ends in a codepoint fallback, so
   CJK, Thai, URLs, base64 and minified code are cut like everything else.
 * **Seed 002, CRLF documents lose their paragraphs.** A blank line is ``\\n``, whitespace
   that is not ``\\n`` (``\\r`` included), ``\\n``: ``"\\r\\n\\r\\n"`` is a paragraph break too.
-* **Seed 003, backwards steps.** Chunks are built from *cores* that tile the document (each
-  core is at least one piece, one codepoint or more), and a chunk's overlap may only start after
-  the previous chunk's first character. Every step moves forward, on every config.
+* **Seed 003, backwards steps.** Every chunk ends at least one whole piece (one codepoint or
+  more) after the previous one, and starts after the previous one's first character. Every
+  step moves forward, on every config, including ``overlap = max_size - 1``.
 
 The ladder: blank line, line, sentence end (``.``/``!``/``?`` then whitespace), whitespace,
-codepoint. A piece longer than the budget is split at the next rung, then pieces are packed
-greedily into cores of at most ``max_size - overlap``. Each chunk is its core plus an overlap
-reaching back at most ``overlap`` characters, starting at the first word start in that window
-(or, in text without any whitespace there, at its first codepoint). Cuts are found with regex
-scans and a binary search, never by rescanning or concatenating text, so time is linear.
-:func:`reference_chunkers.spans.finalise` makes every chunk an exact slice with exact lines.
+codepoint. A piece longer than ``max_size - overlap`` is split at the next rung down, so that
+after any overlap there is always room for at least one whole new piece. Each chunk then
+starts where the previous one's overlap starts (the first word start within ``overlap``
+characters of its end, or, in text without any whitespace there, the first codepoint; always
+after the previous chunk's first character) and takes as many whole pieces as fit in
+``max_size``. Cuts are found with regex scans and binary searches, never by rescanning or
+concatenating text, so time is linear. :func:`reference_chunkers.spans.finalise` makes every
+chunk an exact slice with exact lines.
 """
 
 from __future__ import annotations
@@ -31,15 +33,20 @@ from typing import Any
 
 from reference_chunkers.spans import check_config, finalise, trim
 
-#: Separators, coarsest first; a cut falls after the separator and the whitespace following it.
+#: Separators, coarsest first, and how many of a match's characters stay with the text before
+#: it (a sentence keeps its full stop); the whitespace around a separator belongs to no piece.
 LADDER = (
-    re.compile(r"\n[^\S\n]*\n\s*"),  # blank line
-    re.compile(r"\n\s*"),  # line
-    re.compile(r"[.!?]\s+"),  # sentence end
-    re.compile(r"\s+"),  # whitespace
+    (re.compile(r"\n[^\S\n]*\n\s*"), 0),  # blank line
+    (re.compile(r"\n\s*"), 0),  # line
+    (re.compile(r"[.!?]\s+"), 1),  # sentence end
+    (re.compile(r"\s+"), 0),  # whitespace
 )
 _WORD_START = re.compile(r"(?<=\s)\S")
 _SPACE = re.compile(r"\s")
+
+#: A cut between two pieces: ``(end, begin)``, where the text before it ends and the text after
+#: it begins (the whitespace in between counts for neither piece).
+Cut = tuple[int, int]
 
 
 class Codepoints:
@@ -56,47 +63,51 @@ class Codepoints:
     def ceil(self, offset: int) -> int:
         return offset
 
-    def steps(self, lo: int, hi: int, limit: int) -> list[int]:
+    def steps(self, lo: int, hi: int, limit: int) -> list[Cut]:
         """Cuts strictly inside ``(lo, hi)`` leaving pieces of at most ``limit``."""
-        return list(range(lo + limit, hi, limit))
+        return [(cut, cut) for cut in range(lo + limit, hi, limit)]
 
     def trim(self, text: str, start: int, end: int) -> tuple[int, int]:
         return trim(text, start, end)
 
 
-def pieces(text: str, lo: int, hi: int, limit: int, grid: Codepoints, level: int = 0) -> list[int]:
-    """Cut points strictly inside ``(lo, hi)``, in order, so every piece is at most ``limit``
-    (except a single grid cell larger than ``limit``): split at rung ``level``, and split each
-    piece still too long at the next rung down."""
+def pieces(text: str, lo: int, hi: int, limit: int, grid: Codepoints, level: int = 0) -> list[Cut]:
+    """Cuts inside ``text[lo:hi]`` (which starts and ends with text), in order, so that every
+    piece is at most ``limit`` long (or a single grid cell): split at rung ``level``, then split
+    each piece still too long at the next rung down."""
     if hi - lo <= limit:
         return []
     if level == len(LADDER):
         return grid.steps(lo, hi, limit)
-    found = [m.end() for m in LADDER[level].finditer(text, lo, hi)]
-    if grid.sparse:
-        found = [cut for cut in found if grid.is_boundary(cut)]
-    out: list[int] = []
-    previous = lo
-    for cut in found:
-        if cut >= hi:
+    pattern, kept = LADDER[level]
+    out: list[Cut] = []
+    begin = lo
+    for match in pattern.finditer(text, lo, hi):
+        end, after = match.start() + kept, match.end()
+        if after >= hi:
             break
-        if cut - previous > limit:
-            out += pieces(text, previous, cut, limit, grid, level + 1)
-        out.append(cut)
-        previous = cut
-    if hi - previous > limit:
-        out += pieces(text, previous, hi, limit, grid, level + 1)
+        while text[end - 1].isspace():  # trailing spaces of a line; "\r" of a "\r\n"
+            end -= 1
+        if grid.sparse and not (grid.is_boundary(end) and grid.is_boundary(after)):
+            continue
+        if end - begin > limit:
+            out += pieces(text, begin, end, limit, grid, level + 1)
+        out.append((end, after))
+        begin = after
+    if hi - begin > limit:
+        out += pieces(text, begin, hi, limit, grid, level + 1)
     return out
 
 
-def _overlap_start(text: str, lo: int, core_start: int) -> int:
-    """Where a chunk's overlap starts in the window ``[lo, core_start]``."""
-    if lo >= core_start:
-        return core_start
-    word = _WORD_START.search(text, lo, core_start)
+def _overlap_start(text: str, lo: int, end: int, after: int) -> int:
+    """Where the chunk after ``[.., end)`` starts: the first word start in ``[lo, end)``, else
+    ``lo`` if that window has no whitespace at all (unspaced text), else ``after`` (no overlap)."""
+    if lo >= end:
+        return after
+    word = _WORD_START.search(text, lo, end)
     if word:
         return word.start()
-    return core_start if _SPACE.search(text, lo, core_start) else lo
+    return after if _SPACE.search(text, lo, end) else lo
 
 
 def cuts(
@@ -105,22 +116,27 @@ def cuts(
 ) -> Iterator[tuple[int, int]]:
     """Trimmed chunk spans ``(start, end)`` over ``text[lo:hi]``, in document order."""
     grid = grid or Codepoints()
-    hi = len(text) if hi is None else hi
-    budget = max_size - overlap
-    bounds = [lo, *pieces(text, lo, hi, budget, grid), hi]
+    lo, hi = grid.trim(text, lo, len(text) if hi is None else hi)
+    if lo == hi:
+        return
+    found = pieces(text, lo, hi, max_size - overlap, grid)
+    begins = [lo, *(after for _, after in found)]  # piece i is [begins[i], ends[i])
+    ends = [*(end for end, _ in found), hi]
     last = lo - 1  # first character of the last chunk emitted
-    i = 0
-    while i < len(bounds) - 1:
-        core_start = bounds[i]
-        j = max(bisect.bisect_right(bounds, core_start + budget, i + 1) - 1, i + 1)
-        core_end = bounds[j]
-        window = max(core_start - overlap, last + 1, core_end - max_size)
-        start = grid.ceil(_overlap_start(text, window, core_start))
-        start, end = grid.trim(text, start, core_end)
-        if start < end:
-            yield start, end
-            last = start
-        i = j
+    start, todo = lo, 0  # todo: the first piece not chunked yet
+    while todo < len(begins):
+        reach = bisect.bisect_right(ends, start + max_size) - 1
+        if reach < todo:  # no whole new piece fits after the overlap: drop the overlap
+            start = begins[todo]
+            reach = max(bisect.bisect_right(ends, start + max_size) - 1, todo)
+        first, stop = grid.trim(text, start, ends[reach])
+        if first < stop:
+            yield first, stop
+            last = first
+        todo = reach + 1
+        if todo < len(begins):
+            window = max(ends[reach] - overlap, last + 1)
+            start = grid.ceil(_overlap_start(text, window, ends[reach], begins[todo]))
 
 
 def split(document: str, *, max_size: int, overlap: int = 0) -> list[dict[str, Any]]:

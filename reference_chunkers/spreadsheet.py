@@ -2,31 +2,25 @@
 
 Immune to both bugs of seed 001 (the spreadsheet chunker PR):
 
-* the ``A1:XFD4`` over-claim. That chunker took a block's range from the cells openpyxl
-  stores, and styled-empty cells (a fill or border out to column XFD, or far down) stretch
-  ``sheet.max_column`` / ``sheet.dimensions`` without holding data. Here every range is computed
-  from the non-empty cells themselves (a value that is not None and not whitespace-only), so a
-  styled-empty or whitespace-only cell never widens a claim, and the used range is never read.
-* a row-group splitter that does not tile its block. Children come from a *partition*: the
-  block's rows are cut into consecutive groups (each row in exactly one), and a row too long
-  for the cap into runs of its cells (each cell in exactly one). A child's range is the tight
-  box of its own cells, so siblings are disjoint (other rows, or other columns of one row) and
-  together hold every cell of the block.
+* the ``A1:XFD4`` over-claim: that chunker took ranges from the cells openpyxl stores, and
+  styled-empty cells (a fill or border out at column XFD, or far down) stretch ``max_column`` /
+  ``dimensions`` without holding data. Here a range is always the bounding box of non-empty
+  cells (not None, not whitespace-only); the used range is never read, nor walked (one styled
+  cell at XFD1048576 makes it 17 billion cells): cells come from the sheet's own cell store.
+* a row-group splitter that does not tile its block: children here come from a *partition*
+  of the block's rows into consecutive groups (and of a row too long for the cap into runs of
+  its cells), each claiming the tight box of its own cells: disjoint, and covering every cell.
 
-A *block* is what a recursive XY-cut leaves: the sheet's non-empty cells are cut apart at every
-row, then every column, that holds none of them, again and again until no such cut exists.
-So blocks are disjoint rectangles whose every row and every column holds data, and no block's
-range holds another block's cell. A chunk's text is its range rendered row by row: cells joined
-by " | " (an empty cell renders as nothing), rows by newlines. A block that renders over
-``max_size`` characters is kept as the parent and gets children as above; only a one-cell chunk
-can exceed the cap (a cell is indivisible). Sheets and blocks come in order (top, then left).
-Cells are read from the sheet's stored cells, never by walking its used range, which a styled
-cell at XFD1048576 would make 17 billion cells wide.
+A *block* is what a recursive XY-cut leaves: the non-empty cells are cut apart at every row,
+then every column, holding none of them, until no such cut exists. Blocks are disjoint
+rectangles whose every row and column holds data. A chunk's text is its range row by row,
+cells joined by " | " (an empty cell renders as nothing), rows by newlines. A block longer
+than ``max_size`` stays as the parent of its pieces; only a one-cell chunk may exceed the cap.
 """
-
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -47,8 +41,8 @@ def cell_text(value: Any) -> str:
 
 def sheet_cells(sheet: Any) -> dict[Key, str]:
     """The sheet's non-empty cells as rendered text (empty: None or whitespace-only)."""
-    stored = getattr(sheet, "_cells", None)
-    cells = stored.values() if isinstance(stored, dict) else (c for r in sheet.iter_rows() for c in r)
+    stored = getattr(sheet, "_cells", None)  # openpyxl's own {(row, col): cell} store
+    cells = stored.values() if isinstance(stored, dict) else itertools.chain(*sheet.iter_rows())
     out: dict[Key, str] = {}
     for cell in cells:
         value = getattr(cell, "value", None)
@@ -57,23 +51,15 @@ def sheet_cells(sheet: Any) -> dict[Key, str]:
     return out
 
 
-def bbox(keys: Any) -> Box | None:
-    keys = list(keys)
-    if not keys:
-        return None
+def bbox(keys: list[Key]) -> Box:
     rows, cols = [r for r, _ in keys], [c for _, c in keys]
     return min(rows), min(cols), max(rows), max(cols)
 
 
-def tighten(cells: dict[Key, str], box: Box) -> Box | None:
-    """The bounding box of the non-empty cells inside ``box`` (None if there are none)."""
-    top, left, bottom, right = box
-    return bbox(k for k in cells if top <= k[0] <= bottom and left <= k[1] <= right)
-
-
 def blocks(keys: list[Key]) -> list[list[Key]]:
     """Recursive XY-cut of ``keys`` at fully empty rows and columns, ordered by (top, left)."""
-    done, todo = [], [keys]
+    done: list[list[Key]] = []
+    todo = [keys] if keys else []
     while todo:
         group = todo.pop()
         parts = _cut(group, 0) or _cut(group, 1)
@@ -81,13 +67,13 @@ def blocks(keys: list[Key]) -> list[list[Key]]:
             todo.extend(parts)
         else:
             done.append(group)
-    return sorted(done, key=lambda g: bbox(g))  # type: ignore[arg-type,return-value]
+    return sorted(done, key=bbox)
 
 
 def _cut(group: list[Key], axis: int) -> list[list[Key]] | None:
     ordered = sorted(group, key=lambda k: (k[axis], k))
     parts, current = [], [ordered[0]]
-    for prev, key in zip(ordered, ordered[1:]):
+    for prev, key in itertools.pairwise(ordered):
         if key[axis] > prev[axis] + 1:
             parts.append(current)
             current = []
@@ -132,7 +118,6 @@ class SpreadsheetChunker:
             for group in blocks(list(cells)):
                 own = {k: cells[k] for k in group}
                 box = bbox(group)
-                assert box is not None
                 parent = self.chunk(sheet.title, own, box, self.claim(sheet, box))
                 yield parent
                 if length(box, sum(map(len, own.values()))) > cap and box[:2] != box[2:]:
@@ -191,7 +176,7 @@ class SpreadsheetChunker:
 
 
 def split(document: Any, *, max_size: int, overlap: int = 0) -> list[dict[str, Any]]:
-    """The reference chunker as a plain function (target ``reference_chunkers.spreadsheet:split``)."""
+    """The chunker as a function: target ``reference_chunkers.spreadsheet:split``."""
     return _CHUNKER.split(document, max_size=max_size, overlap=overlap)
 
 

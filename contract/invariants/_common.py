@@ -14,7 +14,7 @@ def place(
 ) -> Placement:
     """Place ``chunks`` in document order; chunks with offsets stay pinned to them."""
     spans = case.offset_spans
-    fixed = [spans[c.index][0] if spans[c.index] else None for c in chunks]
+    fixed = [span[0] if (span := spans[c.index]) else None for c in chunks]
     return place_in_order(
         case.document.text, [c.text for c in chunks], fixed, lower=lower, accept=accept
     )

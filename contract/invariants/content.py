@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from contract.model import (
-    Case, Chunk, Violation, describe_chunk, escape, first_non_space, is_blank,
+    Case,
+    Chunk,
+    Violation,
+    describe_chunk,
+    escape,
+    first_non_space,
+    is_blank,
 )
 from contract.placement import uncovered_offset
 from contract.registry import invariant
@@ -54,17 +60,22 @@ def _check_bytes(case: Case, chunk: Chunk) -> Iterator[Violation]:
         yield _violation(chunk, f"byte span [{sb}:{eb}) is not inside the document's {size} bytes")
     else:
         held = _decode(case.document.data[sb:eb])
-        if held != chunk.text:
+        if held is None:
+            lossy = case.document.data[sb:eb].decode("utf-8", "replace")
+            yield _violation(chunk, (
+                f"text {escape(chunk.text)} but bytes [{sb}:{eb}) of the document cut a "
+                f"character: they hold no text, only {escape(lossy)} with U+FFFD for the cut"))
+        elif held != chunk.text:
             yield _violation(chunk, _mismatch(chunk.text, held, f"bytes [{sb}:{eb})"))
 
 
-def _decode(data: bytes) -> str:
-    """Bytes of the document as text: lone surrogates (encoded with ``surrogatepass`` by
-    :attr:`Document.data`) come back as themselves, a cut character as U+FFFD."""
+def _decode(data: bytes) -> str | None:
+    """Bytes of the document as text (lone surrogates, encoded with ``surrogatepass`` by
+    :attr:`Document.data`, come back as themselves), or None if they cut a character."""
     try:
         return data.decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:
-        return data.decode("utf-8", "replace")
+        return None
 
 
 def _mismatch(text: str, held: str, where: str) -> str:
@@ -89,7 +100,8 @@ def no_lost_text(case: Case) -> Iterator[Violation]:
         yield Violation(
             "no_lost_text",
             f"document[{gap}] {escape(text[gap])} (line {line}) lies in no chunk"
-            + ("" if case.all_spanned else " under any placement of the chunks in document order"),
+            + ("" if case.all_spanned else " placed in document order (and no placement of the "
+               "chunks in document order covers all the text)"),
         )
 
 

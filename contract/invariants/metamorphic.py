@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from contract.invariants._common import plural
 from contract.model import CHUNK_FIELDS, Case, Chunk, Violation, escape
 from contract.registry import invariant
 
@@ -22,7 +23,7 @@ def _first_difference(
     first: Sequence[Chunk], second: Sequence[Chunk], fields: Sequence[str]
 ) -> str | None:
     if len(first) != len(second):
-        return f"{len(first)} chunks, then {len(second)}"
+        return f"{plural(len(first), 'chunk')}, then {len(second)}"
     for a, b in zip(first, second):
         for name in fields:
             x, y = getattr(a, name), getattr(b, name)

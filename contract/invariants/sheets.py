@@ -73,11 +73,15 @@ def _is_empty(value: Any) -> bool:
 
 
 def _sheets(case: Case) -> dict[str, Cells]:
-    """Each sheet's non-empty cells (the runner passes only those; a hand-built case may not)."""
-    return {
-        title: {cell: value for cell, value in cells.items() if not _is_empty(value)}
-        for title, cells in (case.workbook or {}).items()
-    }
+    """Each sheet's non-empty cells (the runner passes only those; a hand-built case may not),
+    computed once per case."""
+    cached = case.document.cache.get("sheets")
+    if cached is None:
+        cached = case.document.cache["sheets"] = {
+            title: {cell: value for cell, value in cells.items() if not _is_empty(value)}
+            for title, cells in (case.workbook or {}).items()
+        }
+    return cached
 
 
 def _sheet_of(chunk: Chunk, sheets: Mapping[str, Cells]) -> str | None:
@@ -119,7 +123,8 @@ def tight_range(case: Case) -> Iterator[Violation]:
         cells, box = cited
         bbox = _bbox([cell for cell in cells if _inside(cell, box)])
         if bbox != box:
-            yield Violation("tight_range", _over_claim(_where(chunk, sheets), box, bbox), (chunk.index,))
+            where = _where(chunk, sheets)
+            yield Violation("tight_range", _over_claim(where, box, bbox), (chunk.index,))
 
 
 def _over_claim(where: str, box: Box, bbox: Box | None) -> str:
@@ -189,7 +194,8 @@ def tiles_cells(case: Case, parent: Chunk, children: list[Chunk]) -> Iterator[Vi
 
 
 def _contains(outer: Box, inner: Box) -> bool:
-    return outer[0] <= inner[0] and outer[1] <= inner[1] and inner[2] <= outer[2] and inner[3] <= outer[3]
+    return (outer[0] <= inner[0] and outer[1] <= inner[1]
+            and inner[2] <= outer[2] and inner[3] <= outer[3])
 
 
 def _intersects(a: Box, b: Box) -> bool:

@@ -8,7 +8,14 @@ from typing import Any, TextIO
 from contract.model import Config, escape
 from contract.registry import registry
 from contract.runner import (
-    Event, Finished, InvariantResult, Measuring, Progress, RunResult, Shrinking, Started,
+    Event,
+    Finished,
+    InvariantResult,
+    Measuring,
+    Progress,
+    RunResult,
+    Shrinking,
+    Started,
 )
 
 _MAX_MESSAGES = 5
@@ -67,7 +74,7 @@ def _offending(chunks: list[dict[str, Any]] | None, indices: list[int]) -> list[
     out = [""]
     for i in indices[:_MAX_CHUNKS]:
         if i < len(chunks):
-            out.append(f"    chunk[{i}] = {ascii(chunks[i].get('text'))}")
+            out.append(f"    chunk[{i}] = {chunks[i].get('text')!a}")
     return out
 
 

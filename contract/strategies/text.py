@@ -62,6 +62,7 @@ UNICODE_PIECES = (
     "\ud55c\uad6d\uc5b4",  # Hangul, precomposed
     "\ud55c\uae00\uc740 \ub744\uc5b4\uc4f4\ub2e4",  # Hangul sentence, spaced
     "\u1100\u1161\u11a8\u1102\u1161",  # Hangul, conjoining jamo
+    "\u1112\u1161\u11ab\u1100\u1173\u11af",  # 한글 in NFD (jamo), as macOS writes it
     "\u05e9\u05dc\u05d5\u05dd \u05e2\u05d5\u05dc\u05dd",  # Hebrew
     "\u0645\u0631\u062d\u0628\u0627 \u0628\u0627\u0644\u0639\u0627\u0644\u0645",  # Arabic
     "\u200fRTL\u200e",  # direction marks
@@ -80,6 +81,10 @@ UNICODE_PIECES = (
     "\u3000",  # ideographic space
     "\ufffd",  # replacement character: legal, rare
 )
+
+#: The pieces of :data:`UNICODE_PIECES` without spaces: an unspaced run of them is all
+#: multi-codepoint characters and grapheme clusters.
+CLUSTERS = tuple(p for p in UNICODE_PIECES if not any(c.isspace() for c in p) and p != "\ufffd")
 
 #: Line breaks other than "\n", NUL, tabs, escapes: each is a break for *some* splitter.
 CONTROLS = (
@@ -166,6 +171,9 @@ SENTENCES = (
     "Mr. and Mrs. Jones live at No. 5, St. James St.",
     "中文句子。",
     "한국어 문장입니다.",
+    # A Korean sentence in NFD (conjoining jamo), as macOS file systems write it.
+    "\u1112\u1161\u11ab\u1100\u116e\u11a8\u110b\u1165 \u1106\u116e\u11ab\u110c\u1161\u11bc, "
+    "\u1107\u116e\u11ab\u1112\u1162\u1103\u116c\u11ab \u1112\u1167\u11bc\u1110\u1162.",
     "זו שורה בעברית.",
     "هذه جملة عربية.",
     "Emoji \U0001f680 end the sentence \U0001f600.",
@@ -279,11 +287,11 @@ def _long_runs(max_length: int) -> st.SearchStrategy[str]:
     return weighted(
         (2, st.builds(repeat, st.sampled_from(RUN_CHARS), size)),
         (2, st.builds(lambda n, s: expand(CJK_PHRASES, n, s), cjk_size, seeds)),
-        (1, st.builds(lambda n, s: expand(THAI_PHRASES, n, s), size, seeds)),
-        (1, st.builds(lambda n, s: "https://example.com/" + expand(URL_CHARS, n, s), size, seeds)),
+        (2, st.builds(lambda n, s: expand(THAI_PHRASES, n, s), size, seeds)),
+        (2, st.builds(lambda n, s: "https://example.com/" + expand(URL_CHARS, n, s), size, seeds)),
         (1, st.builds(b64, size, seeds)),
         (1, st.builds(lambda n, s: expand(MINIFIED_UNITS, n, s), size, seeds)),
-        (1, st.builds(lambda n, s: expand(UNICODE_PIECES[:17], n, s), size, seeds)),  # astral
+        (1, st.builds(lambda n, s: expand(CLUSTERS, n, s), size, seeds)),
     )
 
 
@@ -304,8 +312,8 @@ def _blocks(max_length: int) -> st.SearchStrategy[str]:
         (3, inline_text()),
         (3, _control_lines()),
         (2, _odd_break_lines()),
-        (6, _repeated_blocks(max_length)),
-        (4, _long_runs(max_length)),
+        (5, _repeated_blocks(max_length)),
+        (7, _long_runs(max_length)),
         (1, _early_space_runs(max_length)),
     )
 

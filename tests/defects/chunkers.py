@@ -760,6 +760,85 @@ def children_overlap(document: str, *, max_size: int, overlap: int) -> list[dict
     return _hierarchy(document, max_size, spans)
 
 
+# =========================================================================== probes of the engine
+
+def quadratic_offsets(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Byte offsets and lines recomputed from the document's start for every chunk
+    (``len(document[:start].encode())``, ``document[:start].count("\\n")``): correct, but the
+    time grows with the square of the document."""
+    _check(max_size, overlap)
+    out = []
+    for s, e in _windows(document, max_size, overlap):
+        sb = len(document[:s].encode("utf-8"))
+        out.append(_record(document, s, e, start_byte=sb,
+                           end_byte=sb + len(document[s:e].encode("utf-8")),
+                           line_start=document[:s].count("\n") + 1,
+                           line_end=document[:e - 1].count("\n") + 1))
+    return out
+
+
+_PLAIN_LINE = re.compile(r"^(\w+\s?)*$")
+
+
+def catastrophic_regex(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Classifies each line as "plain words" with ``^(\\w+\\s?)*$``: a long run of word characters
+    followed by punctuation backtracks exponentially inside ``re`` (C code, GIL held)."""
+    _check(max_size, overlap)
+    plain = [bool(_PLAIN_LINE.match(line)) for line in document.split("\n")]
+    del plain  # (used to pick a splitter; both branches cut the same windows here)
+    return [document[s:e] for s, e in _windows(document, max_size, overlap)]
+
+
+def byte_offsets_as_chars(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Reports the codepoint offsets a second time as ``start_byte`` / ``end_byte``: wrong as soon
+    as a non-ASCII character precedes or is inside the chunk."""
+    _check(max_size, overlap)
+    return [_record(document, s, e, start_byte=s, end_byte=e)
+            for s, e in _windows(document, max_size, overlap)]
+
+
+def nfc_normalised(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """NFC-normalises each chunk's text "for the embedder" while keeping the source offsets:
+    ``e`` + U+0301 becomes ``\u00e9``, text the document does not hold."""
+    import unicodedata
+
+    _check(max_size, overlap)
+    return [_record(document, s, e) | {"text": unicodedata.normalize("NFC", document[s:e])}
+            for s, e in _windows(document, max_size, overlap)]
+
+
+def exits_on_blank(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Code lifted from a CLI: ``sys.exit("nothing to chunk")`` on an empty or blank document,
+    which takes the host process down with it."""
+    import sys
+
+    _check(max_size, overlap)
+    if not document.strip():
+        sys.exit("nothing to chunk")
+    return [document[s:e] for s, e in _windows(document, max_size, overlap)]
+
+
+_CACHE: dict[tuple[str, int, int, int], list[dict[str, Any]]] = {}
+
+
+def stale_cache(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Memoises chunkings under a cheap fingerprint (first 16 characters and length): another
+    document with the same fingerprint gets the first one's chunks."""
+    _check(max_size, overlap)
+    key = (document[:16], len(document), max_size, overlap)
+    if key not in _CACHE:
+        _CACHE[key] = [_record(document, s, e) for s, e in _windows(document, max_size, overlap)]
+    return _CACHE[key]
+
+
+def hash_ids(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """``id = hash((start, text))``: stable within one interpreter, different in the next one
+    (PYTHONHASHSEED), so re-indexing the same file gives new chunk ids."""
+    _check(max_size, overlap)
+    return [_record(document, s, e, id=f"{hash((s, document[s:e])) & 0xFFFFFFFF:08x}")
+            for s, e in _windows(document, max_size, overlap)]
+
+
 # =========================================================================== the registry
 
 #: attribute name -> the invariant id the contract must report it under.
@@ -809,6 +888,14 @@ DEFECTS: dict[str, str] = {
     "random_jitter": "deterministic",
     "children_skip_separator": "tiles_parent",
     "children_overlap": "tiles_parent",
+    # probes of the engine: scaling, native hangs, byte offsets, normalisation, exits, state
+    "quadratic_offsets": "scales_linearly",
+    "catastrophic_regex": "terminates",
+    "byte_offsets_as_chars": "span_fidelity",
+    "nfc_normalised": "span_fidelity",
+    "exits_on_blank": "no_crash",
+    "stale_cache": "span_fidelity",
+    "hash_ids": "deterministic",
 }
 
 #: Further ids a defect breaks at the same time (seed 004's three symptoms, for instance).

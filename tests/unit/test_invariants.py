@@ -72,7 +72,8 @@ PROOF: dict[str, Row] = {
         ("chunk[2] [6:10) is 4 chars > max_size 3",),
     ),
     "codepoint_integrity": (
-        lambda: case("ab\U0001F600", [Chunk(index=0, text="ab\U0001F600", start_byte=0, end_byte=6)]),
+        lambda: case("ab\U0001F600",
+                     [Chunk(index=0, text="ab\U0001F600", start_byte=0, end_byte=6)]),
         lambda: case("ab\U0001F600", [Chunk(index=0, text="ab\ufffd", start_byte=0, end_byte=4)]),
         ("chunk[0].end_byte = 4 falls inside", "U+1F600, 4 bytes"),
     ),

@@ -89,21 +89,30 @@ FEATURES: dict[str, Callable[[str], bool]] = {
     "FF": lambda d: "\x0c" in d,
     "NEL": lambda d: "\x85" in d,
     "U+2028": lambda d: "\u2028" in d,
+    "U+2029": lambda d: "\u2029" in d,
     "BOM at start": lambda d: d.startswith("\ufeff"),
     "NUL": lambda d: "\x00" in d,
     "tab": lambda d: "\t" in d,
     "astral": lambda d: any(ord(c) > 0xFFFF for c in d),
+    "math alphanumeric": lambda d: re.search("[\U0001d400-\U0001d7ff]", d) is not None,
     "combining mark": lambda d: any(unicodedata.combining(c) for c in d),
     "ZWJ": lambda d: "\u200d" in d,
     "flag": lambda d: re.search("[\U0001f1e6-\U0001f1ff]{2}", d) is not None,
-    "Hangul": lambda d: re.search("[\uac00-\ud7a3\u1100-\u11ff]", d) is not None,
+    "Hangul syllable": lambda d: re.search("[\uac00-\ud7a3]", d) is not None,
+    "Hangul jamo": lambda d: re.search("[\u1100-\u11ff]", d) is not None,
     "RTL": lambda d: re.search("[\u0590-\u06ff]", d) is not None,
     "CJK run >= 50": lambda d: re.search("[\u3000-\u30ff\u4e00-\u9fff]{50,}", d) is not None,
+    "Thai/Khmer run >= 30": lambda d: re.search("[\u0e00-\u0e7f\u1780-\u17ff]{30,}", d)
+    is not None,
+    "long URL": lambda d: re.search(r"https://\S{60,}", d) is not None,
+    "base64-like run": lambda d: re.search(r"[A-Za-z0-9+/]{80,}", d) is not None,
+    "one character repeated": lambda d: re.search(r"(\S)\1{79,}", d) is not None,
     "repeated block": repeated_block,
     "heading inside fence": heading_inside_fence,
     "three-line header only": three_line_header_only,
     "headings only": headings_only,
     "empty": lambda d: d == "",
+    "single character": lambda d: len(d) == 1,
     "whitespace only": lambda d: d != "" and d.isspace(),
     "early space then long run": lambda d: re.match(r"\S{1,20} \S{50,}$", d) is not None,
     "leading blank line": lambda d: re.match(r"\ufeff?[ \t]*\r?\n", d) is not None,
@@ -138,7 +147,7 @@ def _check_document(doc: object, max_length: int) -> None:
 def test_documents_are_valid(name: str) -> None:
     factory = DOCUMENT_STRATEGIES[name]
 
-    @settings(max_examples=60, database=None)
+    @settings(max_examples=40, database=None)
     @given(factory())
     def check(doc: str) -> None:
         _check_document(doc, 2000)
@@ -146,12 +155,12 @@ def test_documents_are_valid(name: str) -> None:
     check()
 
 
-@pytest.mark.parametrize("max_length", [1, 3, 40])
+@pytest.mark.parametrize("max_length", [1, 40])
 @pytest.mark.parametrize("name", sorted(DOCUMENT_STRATEGIES))
 def test_max_length_is_respected(name: str, max_length: int) -> None:
     factory = DOCUMENT_STRATEGIES[name]
 
-    @settings(max_examples=20, database=None)
+    @settings(max_examples=15, database=None)
     @given(factory(max_length=max_length))
     def check(doc: str) -> None:
         _check_document(doc, max_length)
@@ -199,7 +208,7 @@ def test_replacement_character_is_rare(mixture: list[str]) -> None:
 
 
 def test_markdown_heading_forms() -> None:
-    docs = _collect(markdown_documents(), 150)
+    docs = _collect(markdown_documents(), 120)
     headings = [line for d in docs for line in _lines(d) if ATX.match(line)]
     assert any(h.startswith("   #") for h in headings)  # three leading spaces
     assert any(re.match(r" {0,3}#{6}(?:[ \t]|$)", h) for h in headings)  # level 6
@@ -207,14 +216,14 @@ def test_markdown_heading_forms() -> None:
     assert any(re.fullmatch(r" {0,3}#{1,6}", h) for h in headings)  # empty heading
     assert any(len(h) >= 100 for h in headings)  # longer than small caps
     lines = {line for d in docs for line in _lines(d)}
-    assert "#hashtag" in lines
+    assert any(re.match(r"#[^\s#]", line) for line in lines)  # "#hashtag": not a heading
     assert any(line.startswith("    # ") for line in lines)
     assert any(d.startswith("---\n") or d.startswith("---\r\n") for d in docs)  # front matter
     assert any(re.search(r"\n(=+|-+)(\r?\n|$)", d) for d in docs)  # setext underline
 
 
 def test_headed_documents_header_only_with_and_without_newline() -> None:
-    docs = _collect(headed_documents(), 150)
+    docs = _collect(headed_documents(), 120)
     header_only = [d for d in docs if three_line_header_only(d)]
     assert any(d.endswith("\n") for d in header_only)
     assert any(not d.endswith("\n") for d in header_only)
@@ -226,7 +235,7 @@ def test_headed_documents_header_only_with_and_without_newline() -> None:
 
 
 def test_configs_valid_and_degenerate() -> None:
-    drawn = _collect(configs(), 300)
+    drawn = _collect(configs(), 250)
     valid = [c for c in drawn if c.is_valid]
     degenerate = [c for c in drawn if not c.is_valid]
     assert 0.02 * len(drawn) <= len(degenerate) <= 0.25 * len(drawn)
@@ -247,7 +256,7 @@ def test_configs_valid_and_degenerate() -> None:
 
 
 def test_configs_without_degenerate_are_always_valid() -> None:
-    drawn = _collect(configs(degenerate=False, max_cap=50), 300)
+    drawn = _collect(configs(degenerate=False, max_cap=50), 150)
     assert all(c.is_valid and c.max_size <= 50 for c in drawn)
 
 

@@ -1,0 +1,361 @@
+"""Mutation reports: Stryker JSON, one offline HTML page, and a markdown summary for CI.
+
+All three are built from :class:`Report` (the run's mutants plus their triage) and written whole
+(to a temporary file, then renamed). The JSON follows the mutation-testing-report-schema
+(``schemaVersion`` 2), so any Stryker-compatible dashboard reads it; the HTML page lists the
+score and every surviving mutant's diff in plain HTML, and embeds the vendored
+``mutation-testing-elements`` viewer for browsing the sources (it needs no network).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from contract.mutation.results import INVALID, Mutant, RunData
+from contract.mutation.triage import Entry, Triage, entry_toml
+
+#: Score bands of the Stryker thresholds (and of the colours in the reports).
+HIGH, LOW = 90, 75
+_VIEWER = "vendor/mutation-test-elements.js"
+
+
+@dataclass
+class Report:
+    """One run's results, triaged."""
+
+    data: RunData
+    triage: Triage = field(default_factory=Triage)
+    title: str = "reference_chunkers/"
+    config: dict[str, Any] = field(default_factory=dict)
+    fail_under: float | None = None
+    #: Whether an untriaged survivor fails the report (the reference chunkers' gate).
+    require_triage: bool = True
+
+    def display(self, mutant: Mutant) -> str:
+        """The path a reader knows the mutant's file by."""
+        return self.data.display.get(mutant.path, mutant.path)
+
+    def entry(self, mutant: Mutant) -> Entry | None:
+        return self.triage.find(mutant, self.display(mutant))
+
+    @property
+    def survivors(self) -> list[Mutant]:
+        return self.data.survivors()
+
+    @property
+    def untriaged(self) -> list[Mutant]:
+        return [m for m in self.survivors if self.entry(m) is None]
+
+    @property
+    def stale(self) -> list[Entry]:
+        return self.triage.stale((m, self.display(m)) for m in self.survivors)
+
+    @property
+    def score(self) -> float | None:
+        return self.data.score()
+
+    @property
+    def passed(self) -> bool:
+        """No untriaged survivor, and the score is not under ``fail_under``."""
+        low = self.fail_under is not None and (self.score or 0.0) < self.fail_under
+        return not (self.require_triage and self.untriaged) and not low
+
+    def counts(self) -> dict[str, int]:
+        return self.data.counts()
+
+    def verdict_counts(self) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for mutant in self.survivors:
+            entry = self.entry(mutant)
+            key = entry.verdict if entry else "untriaged"
+            found[key] = found.get(key, 0) + 1
+        return found
+
+
+# ----------------------------------------------------------------------------- JSON
+
+
+def stryker(report: Report) -> dict[str, Any]:
+    """The report as a mutation-testing-report-schema object (schemaVersion 2)."""
+    files: dict[str, Any] = {}
+    for path, source_file in report.data.files.items():
+        mutants = []
+        for m in source_file.mutants:
+            item: dict[str, Any] = {
+                "id": m.name,
+                "mutatorName": m.mutator,
+                "replacement": m.replacement,
+                "location": {"start": {"line": m.start.line, "column": m.start.column},
+                             "end": {"line": m.end.line, "column": m.end.column}},
+                "status": m.status,
+                "description": f"{m.function}: {m.change}",
+                "static": False,
+            }
+            reason = _status_reason(report, m)
+            if reason:
+                item["statusReason"] = reason
+            if m.duration is not None:
+                item["duration"] = round(m.duration * 1000, 1)
+            mutants.append(item)
+        files[report.data.display.get(path, path)] = {
+            "language": "python", "source": source_file.source, "mutants": mutants,
+        }
+    out: dict[str, Any] = {
+        "schemaVersion": "2",
+        "thresholds": {"high": HIGH, "low": LOW},
+        "files": files,
+        "framework": {"name": "chunk-contract (mutmut)", "version": _version("chunk-contract"),
+                      "dependencies": {"mutmut": _version("mutmut"),
+                                       "hypothesis": _version("hypothesis")}},
+    }
+    if report.config:
+        out["config"] = report.config
+    return out
+
+
+def _status_reason(report: Report, mutant: Mutant) -> str:
+    if mutant.killed_by:
+        return f"killed by {mutant.killed_by}: {mutant.kill_message}".rstrip(": ")
+    if mutant.status not in ("Survived", "NoCoverage"):
+        return ""
+    entry = report.entry(mutant)
+    if entry is None:
+        return "not triaged: add it to the triage file, or strengthen the contract"
+    return f"{entry.verdict}: {entry.reason}"
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+# ----------------------------------------------------------------------------- markdown
+
+
+def markdown(report: Report, *, max_diffs: int = 60) -> str:
+    """A summary for CI job pages (``$GITHUB_STEP_SUMMARY``): score, counts, survivors."""
+    c = report.counts()
+    lines = [f"## Mutation testing: {report.title}", ""]
+    lines.append(f"**{_score_text(report.score)}** {_badge(report)} · {len(report.data.mutants)} "
+                 f"mutants: {c['Killed']} killed, {c['Timeout']} timed out, {c['Survived']} "
+                 f"survived, {c['NoCoverage']} not covered"
+                 + (f", {sum(c[s] for s in INVALID)} not run" if any(c[s] for s in INVALID) else ""))
+    if report.fail_under is not None:
+        lines.append(f"(the gate: a score of at least {report.fail_under:g}% and every survivor "
+                     f"triaged)")
+    lines += ["", "| file | mutants | killed | timeout | survived | no coverage | score |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    for path, source_file in report.data.files.items():
+        sub = RunData({path: source_file})
+        k = sub.counts()
+        lines.append(f"| `{report.data.display.get(path, path)}` | {len(source_file.mutants)} | "
+                     f"{k['Killed']} | {k['Timeout']} | {k['Survived']} | {k['NoCoverage']} | "
+                     f"{_score_text(sub.score(), short=True)} |")
+    verdicts = report.verdict_counts()
+    lines += ["", f"### Surviving mutants: {len(report.survivors)}"]
+    if report.survivors:
+        lines.append(", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())))
+    untriaged = report.untriaged
+    if untriaged:
+        lines += ["", f"**{len(untriaged)} survivor(s) not triaged.** Each one is a change to the "
+                  "chunker that the contract did not notice: strengthen the contract, or add the "
+                  "entry below (with a reason) to the triage file.", ""]
+        for m in untriaged[:max_diffs]:
+            lines += _markdown_mutant(report, m, open_=True)
+            lines += ["<details><summary>triage entry</summary>", "", "```toml",
+                      entry_toml(m, report.display(m)).rstrip(), "```", "</details>", ""]
+    triaged = [m for m in report.survivors if report.entry(m) is not None]
+    if triaged:
+        lines += ["", "<details><summary>Triaged survivors "
+                  f"({len(triaged)})</summary>", ""]
+        for m in triaged[:max_diffs]:
+            lines += _markdown_mutant(report, m, open_=False)
+        if len(triaged) > max_diffs:
+            lines.append(f"... and {len(triaged) - max_diffs} more (see the HTML report)")
+        lines += ["</details>", ""]
+    if report.stale:
+        lines += ["", f"{len(report.stale)} triage entr{'y' if len(report.stale) == 1 else 'ies'} "
+                  "matched no survivor (killed now, or the code changed): consider removing "
+                  "them.", ""]
+        for e in report.stale[:20]:
+            lines.append(f"- `{e.file}` `{e.function}`: `{_one_line(e.after)}`")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _markdown_mutant(report: Report, m: Mutant, *, open_: bool) -> list[str]:
+    entry = report.entry(m)
+    verdict = f" — {entry.verdict}: {entry.reason}" if entry else ""
+    return [f"**`{report.display(m)}:{m.start.line}`** `{m.function}` · {m.status} · "
+            f"`{_one_line(m.change)}`{verdict}", "", "```diff", m.diff.rstrip(), "```", ""]
+
+
+def _score_text(score: float | None, *, short: bool = False) -> str:
+    if score is None:
+        return "n/a" if short else "no mutant tested"
+    return f"{score:.1f}%" if short else f"Mutation score {score:.1f}%"
+
+
+def _badge(report: Report) -> str:
+    return "✅" if report.passed else "❌"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()).replace("`", "'")
+
+
+# ----------------------------------------------------------------------------- HTML
+
+
+def html_page(report: Report) -> str:
+    """One self-contained HTML page: the score, the survivors' diffs, and the source viewer."""
+    c = report.counts()
+    score = report.score
+    band = "none" if score is None else "high" if score >= HIGH else "mid" if score >= LOW else "low"
+    rows = []
+    for path, source_file in report.data.files.items():
+        sub = RunData({path: source_file})
+        k = sub.counts()
+        rows.append(
+            f"<tr><td><code>{_e(report.data.display.get(path, path))}</code></td>"
+            f"<td>{len(source_file.mutants)}</td><td>{k['Killed']}</td><td>{k['Timeout']}</td>"
+            f"<td>{k['Survived']}</td><td>{k['NoCoverage']}</td>"
+            f"<td>{_e(_score_text(sub.score(), short=True))}</td></tr>")
+    survivors = []
+    for m in sorted(report.survivors, key=lambda m: (report.entry(m) is not None,
+                                                     report.display(m), m.start.line)):
+        entry = report.entry(m)
+        verdict = (f'<span class="verdict {entry.verdict}">{_e(entry.verdict)}</span> '
+                   f"{_e(entry.reason)}" if entry else
+                   '<span class="verdict untriaged">not triaged</span> strengthen the contract, '
+                   "or add this entry to the triage file:"
+                   f"<pre>{_e(entry_toml(m, report.display(m)))}</pre>")
+        survivors.append(
+            f'<details class="mutant"{" open" if entry is None else ""}>'
+            f"<summary><code>{_e(report.display(m))}:{m.start.line}</code> "
+            f"<code>{_e(m.function)}</code> <span class=\"status\">{_e(m.status)}</span> "
+            f"<code>{_e(m.change)}</code></summary>"
+            f'<p class="why">{verdict}</p><p class="id">{_e(m.name)} · {_e(m.mutator)}</p>'
+            f"{_diff_html(m.diff)}</details>")
+    verdicts = ", ".join(f"{n} {v}" for v, n in sorted(report.verdict_counts().items()))
+    data = json.dumps(stryker(report), ensure_ascii=False).replace("<", "\\u003c")
+    viewer = _viewer_script()
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Mutation testing: {_e(report.title)}</title>
+<style>{_CSS}</style></head>
+<body>
+<h1>Mutation testing: {_e(report.title)}</h1>
+<p class="score {band}">{_e(_score_text(score))} <span class="gate">{_badge(report)}</span></p>
+<p>{len(report.data.mutants)} mutants: {c['Killed']} killed, {c['Timeout']} timed out,
+{c['Survived']} survived, {c['NoCoverage']} not covered{_invalid_text(c)}.
+A mutant is <em>killed</em> when the contract, run on the mutated chunker, reports a violation
+the original does not have; a <em>survivor</em> is a change to the chunker that no invariant
+noticed.</p>
+<table><thead><tr><th>file</th><th>mutants</th><th>killed</th><th>timeout</th><th>survived</th>
+<th>no coverage</th><th>score</th></tr></thead><tbody>{''.join(rows)}</tbody></table>
+<h2>Surviving mutants ({len(report.survivors)}{': ' + _e(verdicts) if verdicts else ''})</h2>
+{''.join(survivors) or '<p>None: the contract caught every mutant.</p>'}
+<h2>Sources</h2>
+<p>Every mutant in its source (click a mark). Rendered by the embedded mutation-testing-elements
+viewer (Apache-2.0), with no network access.</p>
+<mutation-test-report-app title-postfix="{_e(report.title)}"></mutation-test-report-app>
+{viewer}
+<script>document.querySelector("mutation-test-report-app").report = {data};</script>
+</body></html>
+"""
+
+
+def _invalid_text(counts: Mapping[str, int]) -> str:
+    n = sum(counts[s] for s in INVALID)
+    return f", {n} not run" if n else ""
+
+
+def _viewer_script() -> str:
+    try:
+        code = resources.files("contract.mutation").joinpath(_VIEWER).read_text("utf-8")
+    except (FileNotFoundError, OSError):
+        return "<p>(the source viewer is not installed)</p>"
+    if "</script" in code.lower() or "<script" in code.lower():
+        import base64
+
+        encoded = base64.b64encode(code.encode("utf-8")).decode("ascii")
+        return f'<script src="data:text/javascript;base64,{encoded}"></script>'
+    return f"<script>{code}</script>"
+
+
+def _diff_html(diff: str) -> str:
+    out = []
+    for line in diff.splitlines():
+        kind = ("add" if line.startswith("+") and not line.startswith("+++") else
+                "del" if line.startswith("-") and not line.startswith("---") else
+                "hunk" if line.startswith("@@") else "ctx")
+        out.append(f'<span class="{kind}">{_e(line)}</span>')
+    return '<pre class="diff">' + "\n".join(out) + "</pre>"
+
+
+def _e(text: str) -> str:
+    return html.escape(str(text), quote=True)
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:72rem;
+padding:0 1rem;color:#1f2328;line-height:1.45}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #d0d7de;padding:.25rem .6rem;
+text-align:right}td:first-child,th:first-child{text-align:left}
+.score{font-size:1.6rem;font-weight:600}.score.high{color:#1a7f37}.score.mid{color:#9a6700}
+.score.low{color:#cf222e}
+details.mutant{border:1px solid #d0d7de;border-radius:6px;margin:.5rem 0;padding:.3rem .6rem}
+details.mutant summary{cursor:pointer}.status{color:#cf222e;font-weight:600}
+.verdict{font-weight:600;padding:0 .3rem;border-radius:4px}.verdict.equivalent{background:#dafbe1}
+.verdict.allowed{background:#ddf4ff}.verdict.hole{background:#fff8c5}
+.verdict.untriaged{background:#ffebe9;color:#cf222e}.id{color:#656d76;font-size:.85em;margin:0}
+pre.diff{background:#f6f8fa;padding:.5rem;overflow-x:auto}.diff .add{background:#dafbe1;display:block}
+.diff .del{background:#ffebe9;display:block}.diff .hunk{color:#8250df;display:block}
+.diff .ctx{display:block}
+"""
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def write(report: Report, folder: Path | str) -> dict[str, Path]:
+    """Write ``mutation.json``, ``mutation.html`` and ``mutation.md`` into ``folder``."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "json": out / "mutation.json",
+        "html": out / "mutation.html",
+        "markdown": out / "mutation.md",
+    }
+    _atomic(paths["json"], json.dumps(stryker(report), indent=1, ensure_ascii=False) + "\n")
+    _atomic(paths["html"], html_page(report))
+    _atomic(paths["markdown"], markdown(report))
+    return paths
+
+
+def _atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,154 @@
+"""pytest plugin: ``pytest --chunk-contract TARGET`` turns the contract into test items.
+
+Each target gets one test item per invariant that applies to it (its kind and promises), named
+``chunk-contract::TARGET::INVARIANT_ID``. The contract runs once per target, when its first item
+runs, and the other items read the cached result: a violated invariant fails its item with the
+text report of the violation (shrunk counterexample, config, ``chunk-contract replay ...``),
+and an invariant the run did not check is skipped with the reason (deselected, declared
+``skip = {id = "reason"}``, or a chunk field the plugin never reports).
+
+Options: ``--chunk-contract TARGET`` (repeatable), ``--chunk-contract-declared`` (the targets of
+``[tool.chunk-contract]``), ``--chunk-contract-profile dev|ci|nightly``,
+``--chunk-contract-max-examples N``, ``--chunk-contract-seed N``, ``--chunk-contract-only`` /
+``--chunk-contract-skip ID,...``. The items carry the ``chunk_contract`` marker
+(``-m chunk_contract`` runs only them). Relative targets are taken from pytest's rootdir.
+
+Loading this plugin imports only the standard library, pytest and contract.profiles; Hypothesis
+and the rest of the contract are imported when a target is collected.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from contract.profiles import ENV_VAR, PROFILES
+
+if TYPE_CHECKING:
+    from contract.plugins import Plugin
+    from contract.runner import RunSettings
+
+MARKER = "chunk_contract"
+PREFIX = "chunk-contract"
+
+
+def _ids(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("chunk-contract", "chunk-contract: check chunkers against the contract")
+    group.addoption("--chunk-contract", action="append", default=[], metavar="TARGET",
+                    dest="chunk_contract_targets",
+                    help="add one test per invariant of TARGET (repeatable)")
+    group.addoption("--chunk-contract-declared", action="store_true",
+                    dest="chunk_contract_declared",
+                    help="also test the targets of [tool.chunk-contract] in pyproject.toml")
+    group.addoption("--chunk-contract-profile", choices=sorted(PROFILES), default=None,
+                    dest="chunk_contract_profile",
+                    help=f"budgets: dev, ci (fixed seed) or nightly (default ${ENV_VAR}, "
+                         "else pyproject.toml)")
+    group.addoption("--chunk-contract-max-examples", type=int, default=None, metavar="N",
+                    dest="chunk_contract_max_examples", help="examples per target")
+    group.addoption("--chunk-contract-seed", type=int, default=None, metavar="N",
+                    dest="chunk_contract_seed", help="the run's seed")
+    group.addoption("--chunk-contract-only", type=_ids, default=[], metavar="ID,...",
+                    dest="chunk_contract_only", help="check only these invariants")
+    group.addoption("--chunk-contract-skip", type=_ids, default=[], metavar="ID,...",
+                    dest="chunk_contract_skip", help="do not check these invariants")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{MARKER}: a chunk-contract invariant of one chunker")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k / -m deselect, so they apply to these items too
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    targets = list(config.getoption("chunk_contract_targets") or [])
+    if not targets and not config.getoption("chunk_contract_declared"):
+        return
+    from contract import profiles, testing
+    from contract.registry import select
+
+    project = testing.project_config(config.rootpath)
+    if config.getoption("chunk_contract_declared"):
+        if not project.targets:
+            raise pytest.UsageError("chunk-contract: --chunk-contract-declared, but no targets "
+                                    "in [tool.chunk-contract] of pyproject.toml")
+        targets += [e.target for e in project.targets if e.target not in targets]
+    only, skip = config.getoption("chunk_contract_only"), config.getoption("chunk_contract_skip")
+    try:
+        select(only, skip)
+        profile = profiles.choose(config.getoption("chunk_contract_profile"), project.profile)
+    except (KeyError, profiles.ProfileError) as exc:
+        raise pytest.UsageError(f"chunk-contract: {exc.args[0]}") from None
+    overrides = {"max_examples": config.getoption("chunk_contract_max_examples"),
+                 "seed": config.getoption("chunk_contract_seed"),
+                 "only": tuple(only), "skip": tuple(skip)}
+    base = project.path.parent if project.path is not None else config.rootpath
+    for target in dict.fromkeys(targets):
+        plugin = testing.resolve(target, base)
+        entry = project.entry(target)
+        settings = project.settings(entry, profile, overrides=overrides)
+        collector = ContractTarget.from_parent(
+            session, name=f"{PREFIX}::{target}", nodeid=f"{PREFIX}::{target}",
+            plugin=plugin, settings=settings, reasons=project.skip_reasons(entry))
+        collected = collector.collect()
+        # the terminal's "collected N items" (and --co) count reported collections
+        config.hook.pytest_collectreport(report=pytest.CollectReport(
+            collector.nodeid, "passed", None, list(collected)))
+        items.extend(collected)
+
+
+class ContractTarget(pytest.Collector):
+    """One chunker: its items share one run of the contract."""
+
+    def __init__(self, *, plugin: Plugin, settings: RunSettings, reasons: dict[str, str],
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.plugin = plugin
+        self.settings = settings
+        self.reasons = reasons
+
+    def collect(self) -> list[pytest.Item]:
+        from contract.testing import applicable_ids
+
+        return [ContractItem.from_parent(self, name=rule_id, nodeid=f"{self.nodeid}::{rule_id}")
+                for rule_id in applicable_ids(self.plugin)]
+
+    def location(self) -> tuple[Path, int]:
+        """Where the chunker is defined (0-based line), else the rootdir: for reports."""
+        import inspect
+
+        split = getattr(self.plugin.split, "__func__", self.plugin.split)
+        try:
+            source = inspect.getsourcefile(split)
+            if source:
+                return Path(source), inspect.getsourcelines(split)[1] - 1
+        except (TypeError, OSError):
+            pass
+        return self.config.rootpath, 0
+
+
+class ContractItem(pytest.Item):
+    """One invariant of one chunker."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_marker(MARKER)
+
+    def runtest(self) -> None:
+        from contract.testing import result_for, settle
+
+        target = self.parent
+        assert isinstance(target, ContractTarget)
+        settle(result_for(target.plugin, target.settings, target.reasons), self.name)
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        target = self.parent
+        assert isinstance(target, ContractTarget)
+        path, line = target.location()
+        return path, line, f"{PREFIX} {target.plugin.target} {self.name}"

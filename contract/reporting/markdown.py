@@ -1,0 +1,103 @@
+"""A markdown summary for a CI page (``$GITHUB_STEP_SUMMARY``): a table, then each violation.
+
+For every target: a verdict line, one table row per invariant (verdict, and the first line of
+what was observed, or why it was skipped), then a collapsible section per violation holding the
+text report of that violation (rule, observed vs allowed, shrunk input, replay command).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from contract.reporting.text import render_violation
+from contract.runner import Event, Finished, InvariantResult, RunResult
+
+_ICON = {"passed": "✅ passed", "violated": "❌ **violated**", "skipped": "⏭️ skipped"}
+_CELL_CHARS = 160
+
+
+def _cell(text: str) -> str:
+    """One table cell: one line, pipes escaped, cut to a readable length."""
+    line = " ".join(text.split())
+    if len(line) > _CELL_CHARS:
+        line = line[:_CELL_CHARS - 1] + "…"
+    return line.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+
+
+def _fence(text: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _detail(item: InvariantResult) -> str:
+    if item.status == "violated" and item.counterexample is not None:
+        return _cell(item.counterexample.message.splitlines()[0])
+    if item.status == "skipped":
+        return _cell(item.reason)
+    return ""
+
+
+def render_markdown(results: Iterable[RunResult]) -> str:
+    """The summary of one or several runs."""
+    results = list(results)
+    failed = [r for r in results if not r.passed]
+    if failed:
+        count = sum(len(r.violated) for r in results)
+        head = f"## chunk-contract: ❌ {count} violation{'s' if count != 1 else ''}"
+    else:
+        head = "## chunk-contract: ✅ every applicable invariant holds"
+    out = [head, ""]
+    for result in results:
+        out += _target(result)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _target(result: RunResult) -> list[str]:
+    checked = sum(r.status != "skipped" for r in result.results)
+    verdict = "PASSED" if result.passed else f"FAILED ({len(result.violated)} violated)"
+    profile = f" · profile `{result.settings.profile}`" if result.settings.profile else ""
+    out = [
+        f"### `{result.target}`: {verdict}", "",
+        f"{result.kind} plugin · {result.examples} examples · {checked} invariants checked · "
+        f"seed `{result.seed}`{profile} · {result.elapsed:.1f} s", "",
+        "| invariant | verdict | details |", "|---|---|---|",
+    ]
+    for item in result.results:
+        out.append(f"| `{item.id}` | {_ICON.get(item.status, item.status)} | {_detail(item)} |")
+    out.append("")
+    for item in result.violated:
+        body = render_violation(result, item)
+        fence = _fence(body)
+        out += [f"<details><summary><code>{item.id}</code>: {_detail(item)}</summary>", "",
+                f"{fence}text", body, fence, "", "</details>", ""]
+    return out
+
+
+def write_markdown(path: str | Path, results: Iterable[RunResult]) -> None:
+    """Write the summary to ``path`` (a temporary file, then a rename)."""
+    import os
+    import tempfile
+
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(render_markdown(results))
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+class MarkdownReport:
+    """Writes the markdown summary when the run finishes."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Finished):
+            write_markdown(self.path, [event.result])

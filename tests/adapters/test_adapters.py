@@ -1,0 +1,293 @@
+"""The built-in adapters (contract.adapters): catalogue, field mapping, declarations, runs.
+
+Tests of an adapter whose library is not installed are skipped (CI installs only ``.[dev]``);
+the catalogue, the missing-library errors and the CLI listing are tested without any library.
+Everything here runs offline: the Hugging Face variables are set and sockets refuse to connect,
+so an adapter that tried to download a tokenizer would fail here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contract import adapters
+from contract.adapters import ADAPTERS, BY_NAME, EXTRA, AdapterInfo
+from contract.cli import main
+from contract.plugins import load
+
+SPEC_NAMES = (
+    "langchain-recursive", "langchain-character", "langchain-markdown",
+    "langchain-markdown-headers", "llamaindex-sentence", "llamaindex-token",
+    "llamaindex-markdown", "chonkie-token", "chonkie-sentence", "chonkie-recursive", "semchunk",
+    "text-splitter", "text-splitter-markdown",
+)
+
+DOC = "Alpha beta. Gamma delta.\n\nEpsilon zeta eta. Theta."
+MARKDOWN = "# Title\n\nIntro text here.\n\n## Part\n\nBody of the part.\n"
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No downloads: hub variables set, and any network connection fails loudly."""
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
+        monkeypatch.setenv(name, "1")
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise OSError("network access during an adapter test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+def _require(info: AdapterInfo) -> None:
+    pytest.importorskip(info.module, reason=f"{info.distribution} is not installed")
+
+
+def _split(name: str, document: str, max_size: int, overlap: int = 0) -> list[dict[str, Any]]:
+    info = BY_NAME[name]
+    _require(info)
+    return list(load(info.target).split(document, max_size=max_size, overlap=overlap))
+
+
+def _strip_ids(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in c.items() if k != "id"} for c in chunks]
+
+
+# --------------------------------------------------------------------------- without libraries
+
+
+def test_catalogue_names_every_spec_adapter_once() -> None:
+    assert tuple(a.name for a in ADAPTERS) == SPEC_NAMES
+    assert set(BY_NAME) == set(SPEC_NAMES)
+
+
+@pytest.mark.parametrize("info", ADAPTERS, ids=lambda a: a.name)
+def test_catalogue_targets_exist(info: AdapterInfo) -> None:
+    module, _, attr = info.target.partition(":")
+    path = Path(adapters.__file__).parent / (module.rsplit(".", 1)[-1] + ".py")
+    assert path.is_file()
+    assert f"class {attr}(" in path.read_text(encoding="utf-8")
+
+
+def test_catalogue_imports_no_library() -> None:
+    heavy = ("langchain_text_splitters", "llama_index", "chonkie", "semchunk",
+             "semantic_text_splitter")
+    before = {m for m in sys.modules if m.split(".")[0] in heavy}
+    importlib.reload(adapters)
+    [a.installed for a in ADAPTERS]  # looking up whether they are installed imports nothing
+    after = {m for m in sys.modules if m.split(".")[0] in heavy}
+    assert after == before
+
+
+@pytest.mark.parametrize("module", ["langchain", "llamaindex", "chonkie", "semchunk",
+                                    "text_splitter"])
+def test_missing_library_is_a_clear_import_error(module: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import contract.adapters._base as base
+
+    monkeypatch.setattr(base, "library_installed", lambda name: False)
+    monkeypatch.delitem(sys.modules, f"contract.adapters.{module}", raising=False)
+    with pytest.raises(ImportError) as caught:
+        importlib.import_module(f"contract.adapters.{module}")
+    message = str(caught.value)
+    assert EXTRA in message and "pip install" in message
+    assert "\n" not in message
+    monkeypatch.delitem(sys.modules, f"contract.adapters.{module}", raising=False)
+
+
+def test_cli_reports_a_missing_library_as_usage_error(capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import contract.adapters._base as base
+
+    monkeypatch.setattr(base, "library_installed", lambda name: False)
+    monkeypatch.delitem(sys.modules, "contract.adapters.semchunk", raising=False)
+    code = main(["run", "contract.adapters.semchunk:Semchunk", "--max-examples", "1"])
+    monkeypatch.delitem(sys.modules, "contract.adapters.semchunk", raising=False)
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "semchunk" in err and EXTRA in err
+
+
+def test_list_adapters_shows_every_adapter_and_its_library(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "--adapters"]) == 0
+    out = capsys.readouterr().out
+    for info in ADAPTERS:
+        line = next(line for line in out.splitlines() if line.startswith(info.name + " "))
+        assert info.distribution in line
+        assert ("installed" in line) and (("not installed" in line) != info.installed)
+
+
+def test_findings_cover_known_verdicts_only() -> None:
+    from contract.adapters.findings import FINDINGS, VERDICTS
+    from contract.registry import registry
+
+    for (name, rule), finding in FINDINGS.items():
+        assert name in BY_NAME, name
+        assert rule in registry(), rule
+        assert finding.verdict in VERDICTS
+        if finding.verdict == "documented":
+            assert finding.docs, (name, rule)
+
+
+def test_conformance_render_marks_unreviewed_violations(tmp_path: Path) -> None:
+    import json
+
+    from contract.adapters.conformance import render
+
+    report = {"version": 1, "target": "x", "adapter": "semchunk", "passed": False,
+              "invariants": [
+                  {"id": "no_crash", "status": "violated", "examples": 1,
+                   "counterexample": {"document": "ab", "config": {"max_size": 1, "overlap": 0},
+                                      "message": "raised KeyError: boom", "chunks": None}},
+                  {"id": "cap_respected", "status": "violated", "examples": 1,
+                   "counterexample": {"document": "x a", "config": {"max_size": 2,
+                                                                     "overlap": 1},
+                                      "message": "chunk[0] [0:3) is 3 chars > max_size 2",
+                                      "chunks": [{"text": "x a", "start": 0, "end": 3}]}},
+                  {"id": "ordered", "status": "passed", "examples": 1,
+                   "counterexample": None}]}
+    (tmp_path / "semchunk.json").write_text(json.dumps(report), encoding="utf-8")
+    page, problems = render(tmp_path)
+    assert problems == ["semchunk / no_crash: NOT REVIEWED: no explanation has been written "
+                        "for this violation yet"]
+    assert "✗ bug" in page and "✗ ?" in page and "`semchunk`" in page
+
+
+# --------------------------------------------------------------------------- with libraries
+
+#: Exact offsets on a simple case: (adapter, document, max_size, overlap, expected texts).
+EXACT = [
+    ("langchain-recursive", DOC, 30, 0,
+     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("langchain-character", DOC, 30, 0,
+     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("langchain-markdown", DOC, 30, 0,
+     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("llamaindex-sentence", DOC, 30, 0,
+     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("llamaindex-token", DOC, 30, 0,
+     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("chonkie-token", DOC, 30, 0,
+     ["Alpha beta. Gamma delta.\n\nEps", "ilon zeta eta. Theta."]),
+    ("chonkie-sentence", DOC, 30, 0,
+     ["Alpha beta. Gamma delta.\n", "\nEpsilon zeta eta. Theta."]),
+    ("chonkie-recursive", DOC, 30, 0,
+     ["Alpha beta. Gamma delta.\n\n", "Epsilon zeta eta. Theta."]),
+    ("semchunk", DOC, 30, 0,
+     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("text-splitter", DOC, 30, 0,
+     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("text-splitter-markdown", DOC, 30, 0,
+     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("llamaindex-markdown", MARKDOWN, 10, 0,
+     ["# Title\n\nIntro text here.", "## Part\n\nBody of the part."]),
+]
+
+
+@pytest.mark.parametrize(("name", "document", "max_size", "overlap", "texts"), EXACT,
+                         ids=[e[0] for e in EXACT])
+def test_offsets_are_exact_on_a_simple_document(name: str, document: str, max_size: int,
+                                                overlap: int, texts: list[str]) -> None:
+    chunks = _split(name, document, max_size, overlap)
+    assert [c["text"] for c in chunks] == texts
+    for chunk in chunks:
+        assert document[chunk["start"]:chunk["end"]] == chunk["text"]
+    starts = [c["start"] for c in chunks]
+    assert starts == sorted(starts) and starts[0] == document.index(texts[0])
+
+
+def test_langchain_headers_map_the_heading_path_to_section() -> None:
+    chunks = _split("langchain-markdown-headers", MARKDOWN, 10)
+    assert [c["section"] for c in chunks] == [["Title"], ["Title", "Part"]]
+    assert chunks[0]["text"].startswith("# Title")  # strip_headers=False: the heading stays
+    assert all("start" not in c for c in chunks)  # the library reports no offsets
+
+
+def test_llamaindex_markdown_maps_header_path_and_ids() -> None:
+    doc = "# A/B\n\nx\n\n## C\n\ny\n"
+    chunks = _split("llamaindex-markdown", doc, 10)
+    assert [c["section"] for c in chunks] == [[], ["A/B"]]  # the headings above the node's own
+    assert all(isinstance(c["id"], str) and c["id"] for c in chunks)
+
+
+def test_chonkie_reports_token_count_and_ids() -> None:
+    chunks = _split("chonkie-token", DOC, 30)
+    assert [c["token_count"] for c in chunks] == [len(c["text"]) for c in chunks]
+    assert all(c["id"].startswith("chnk_") for c in chunks)
+
+
+@pytest.mark.parametrize("info", ADAPTERS, ids=lambda a: a.name)
+def test_declarations(info: AdapterInfo) -> None:
+    _require(info)
+    plugin = load(info.target)
+    assert plugin.declarations.unit == "chars"
+    assert plugin.declarations.kind == "text"
+    assert plugin.declarations.newlines == "preserve"
+    promised = {"heading_boundary"} if info.name in (
+        "langchain-markdown-headers", "llamaindex-markdown") else set()
+    assert plugin.declarations.promises == promised
+
+
+@pytest.mark.parametrize("info", [a for a in ADAPTERS if a.name not in (
+    "langchain-markdown-headers", "llamaindex-markdown")], ids=lambda a: a.name)
+def test_unit_matches_what_the_library_counts(info: AdapterInfo) -> None:
+    """A long unbroken run is cut into pieces of at most max_size codepoints: the library
+    counts codepoints, as the adapter declares (astral characters count one each)."""
+    if info.name in ("langchain-character", "chonkie-sentence"):
+        pytest.skip("splits only at separators / sentence ends: no cut inside a run")
+    document = "\U0001f680" * 25
+    chunks = _split(info.name, document, 10)
+    assert max(len(c["text"]) for c in chunks) == 10
+    assert "".join(c["text"] for c in chunks) == document
+
+
+@pytest.mark.parametrize("info", ADAPTERS, ids=lambda a: a.name)
+def test_texts_and_offsets_are_deterministic(info: AdapterInfo) -> None:
+    first = _strip_ids(_split(info.name, MARKDOWN * 3, 12, 3))
+    assert first == _strip_ids(_split(info.name, MARKDOWN * 3, 12, 3))
+
+
+def test_degenerate_configs_reach_the_library_unchanged() -> None:
+    """The adapters neither validate nor repair configs: the library decides (its refusals
+    are what config_validation measures)."""
+    for name, config in (("langchain-recursive", (0, 0)), ("chonkie-token", (5, 5)),
+                         ("text-splitter", (5, 5)), ("llamaindex-token", (5, 6))):
+        info = BY_NAME[name]
+        if not info.installed:
+            continue
+        with pytest.raises(ValueError):
+            _split(name, DOC, *config)
+
+
+@pytest.mark.parametrize("info", ADAPTERS, ids=lambda a: a.name)
+def test_contract_run_completes(info: AdapterInfo) -> None:
+    """The runner (what ``chunk-contract run`` calls) goes through on the adapter; tiny
+    budgets, since the full run is ``nox -s peers``."""
+    _require(info)
+    from contract.runner import RunSettings, run
+
+    settings = RunSettings(max_examples=8, seed=1, explore_seconds=5.0, shrink_seconds=0.5,
+                           skip=("scales_linearly",), reproducers=None)
+    result = run(info.target, settings)
+    assert result.examples > 0
+    statuses = {r.id: r.status for r in result.results}
+    assert statuses["no_crash"] in ("passed", "violated")
+    assert statuses["span_fidelity"] in ("passed", "violated")
+
+
+@pytest.mark.parametrize("name", ["langchain-recursive", "semchunk", "text-splitter"])
+def test_cli_run_completes(name: str, tmp_path: Path) -> None:
+    info = BY_NAME[name]
+    _require(info)
+    code = main(["run", info.target, "--max-examples", "5", "--seed", "3", "-q",
+                 "--only", "terminates,no_crash,span_fidelity,ordered",
+                 "--reproducers", str(tmp_path), "--json", str(tmp_path / "report.json")])
+    assert code in (0, 1)
+    assert (tmp_path / "report.json").is_file()

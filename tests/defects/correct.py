@@ -1,0 +1,368 @@
+"""Known-correct chunkers: the contract must pass every one of them cleanly (no false positive).
+
+They cover the shapes SPEC §4 says must never be reported: bare strings placed by the contract
+(with overlap, over repeated blocks and periodic text), whitespace-trimming chunkers, CRLF kept
+verbatim, a token unit, a generator, a class-based plugin, records with offsets and lines, and
+a parent/child hierarchy. :data:`CORRECT` lists their attribute names.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import regex
+
+_NON_SPACE = re.compile(r"\S")
+_WORD = re.compile(r"\S+")
+#: ATX heading lines: 0-3 spaces, 1-6 '#', then space, tab, end of line, or a "\r" (a CRLF line
+#: "#\r\n" is a heading; splitting at a few more lines than needed is always allowed).
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t\r]|$)", re.MULTILINE)
+_GRAPHEME = regex.compile(r"\X")
+
+
+def _check(max_size: int, overlap: int) -> None:
+    if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
+        raise ValueError(f"max_size must be an int >= 1, got {max_size!r}")
+    if isinstance(overlap, bool) or not isinstance(overlap, int) or not 0 <= overlap < max_size:
+        raise ValueError(f"overlap must satisfy 0 <= overlap < max_size, got {overlap!r}")
+
+
+class _Lines:
+    """1-based line of an offset (only "\\n" ends a line), by bisection: linear overall."""
+
+    def __init__(self, text: str) -> None:
+        self.breaks = [m.start() for m in re.finditer("\n", text)]
+
+    def __call__(self, offset: int) -> int:
+        return bisect.bisect_left(self.breaks, offset) + 1
+
+
+def _windows(text: str, max_size: int, overlap: int) -> Iterator[tuple[int, int]]:
+    """Windows starting at a non-space, right-trimmed, each start after the previous one."""
+    found = _NON_SPACE.search(text)
+    while found:
+        start = found.start()
+        end = min(len(text), start + max_size)
+        yield start, start + len(text[start:end].rstrip())
+        if end >= len(text):
+            return
+        found = _NON_SPACE.search(text, max(end - overlap, start + 1))
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+# --------------------------------------------------------------------------- bare strings
+
+def bare_windows(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Untrimmed fixed windows ``[k * step, k * step + max_size)`` as bare strings, whitespace-only
+    windows skipped: verbatim slices that overlap by exactly ``overlap``."""
+    _check(max_size, overlap)
+    step = max_size - overlap
+    out = []
+    for start in range(0, len(document), step):
+        piece = document[start:start + max_size]
+        if piece.strip():
+            out.append(piece)
+        if start + max_size >= len(document):
+            break
+    return out
+
+
+def bare_trimmed_windows(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Windows that start at a non-space and drop trailing whitespace, as bare strings."""
+    _check(max_size, overlap)
+    return [document[s:e] for s, e in _windows(document, max_size, overlap)]
+
+
+_SEPARATORS = ("\n\n", "\n", " ", "")
+
+
+def _pieces(text: str, start: int, end: int, max_size: int, seps: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Spans tiling ``[start, end)``, each at most ``max_size``, cut just after separators."""
+    if end - start <= max_size:
+        return [(start, end)]
+    sep = next(s for s in seps if s == "" or text.find(s, start, end) != -1)
+    if sep == "":
+        return [(k, min(end, k + max_size)) for k in range(start, end, max_size)]
+    rest = seps[seps.index(sep) + 1:]
+    out: list[tuple[int, int]] = []
+    at = start
+    while at < end:
+        hit = text.find(sep, at, end)
+        stop = end if hit == -1 else hit + len(sep)
+        out.extend(_pieces(text, at, stop, max_size, rest))
+        at = stop
+    return out
+
+
+def recursive_trimmed(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """A recursive character splitter (``"\\n\\n"``, ``"\\n"``, ``" "``, then characters) that
+    merges small pieces up to the cap, carries whole pieces as overlap, and strips every chunk
+    (LangChain's ``strip_whitespace=True``). Bare strings."""
+    _check(max_size, overlap)
+    spans: list[tuple[int, int]] = []
+    current: list[tuple[int, int]] = []
+    for piece in _pieces(document, 0, len(document), max_size, _SEPARATORS):
+        if current and piece[1] - current[0][0] > max_size:
+            spans.append((current[0][0], current[-1][1]))
+            while current and (current[-1][1] - current[0][0] > overlap
+                               or piece[1] - current[0][0] > max_size):
+                current.pop(0)
+        current.append(piece)
+    if current:
+        spans.append((current[0][0], current[-1][1]))
+    out: list[tuple[int, int]] = []
+    for span in spans:
+        start, end = _trim(document, *span)
+        if start == end:
+            continue
+        if out and start <= out[-1][0]:
+            # Trimming moved this chunk's start back onto the previous one's: keep the longer.
+            if end > out[-1][1]:
+                out[-1] = (start, end)
+            continue
+        out.append((start, end))
+    return [document[s:e] for s, e in out]
+
+
+def bare_line_packer(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Packs whole lines (no overlap), cuts an over-long line hard, strips each chunk."""
+    _check(max_size, overlap)
+    lines = document.splitlines(keepends=True)
+    out, buffer = [], ""
+    for line in lines:
+        while len(line) > max_size:
+            if buffer.strip():
+                out.append(buffer.strip())
+            buffer = ""
+            out.append(line[:max_size])
+            line = line[max_size:]
+        if len(buffer) + len(line) > max_size:
+            if buffer.strip():
+                out.append(buffer.strip())
+            buffer = ""
+        buffer += line
+    if buffer.strip():
+        out.append(buffer.strip())
+    return [c.strip() for c in out if c.strip()]
+
+
+def bare_bytes_windows(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Windows of whole characters within ``max_size`` UTF-8 bytes (a character wider than the
+    cap alone), overlapping by at most ``overlap`` bytes. Bare strings."""
+    _check(max_size, overlap)
+    out = []
+    start, n = 0, len(document)
+    while start < n:
+        found = _NON_SPACE.search(document, start)
+        if found is None:
+            break
+        start = found.start()
+        end, size = start, 0
+        while end < n and size + len(document[end].encode("utf-8", "surrogatepass")) <= max_size:
+            size += len(document[end].encode("utf-8", "surrogatepass"))
+            end += 1
+        end = max(end, start + 1)
+        out.append(document[start:end].rstrip())
+        if end >= n:
+            break
+        back, shared = end, 0
+        while back > start + 1:
+            width = len(document[back - 1].encode("utf-8", "surrogatepass"))
+            if shared + width > overlap:
+                break
+            shared += width
+            back -= 1
+        start = back
+    return out
+
+
+bare_bytes_windows.unit = "bytes"  # type: ignore[attr-defined]
+
+
+def _whitespace_tokens(text: str) -> int:
+    return len(text.split())
+
+
+def token_words(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """``unit = "tokens"`` with a whitespace tokenizer: ``max_size`` words per chunk and
+    ``overlap`` words shared with the next one. Bare strings."""
+    _check(max_size, overlap)
+    words = [m.span() for m in _WORD.finditer(document)]
+    out = []
+    k = 0
+    while k < len(words):
+        last = min(len(words), k + max_size)
+        out.append(document[words[k][0]:words[last - 1][1]])
+        if last >= len(words):
+            break
+        k = max(last - overlap, k + 1)
+    return out
+
+
+token_words.unit = "tokens"  # type: ignore[attr-defined]
+token_words.count_tokens = _whitespace_tokens  # type: ignore[attr-defined]
+
+
+def generator_windows(document: str, *, max_size: int, overlap: int) -> Iterator[str]:
+    """A generator: windows are yielded lazily (the config is checked on the first ``next``)."""
+    _check(max_size, overlap)
+    for start, end in _windows(document, max_size, overlap):
+        yield document[start:end]
+
+
+# --------------------------------------------------------------------------- records
+
+def crlf_preserving(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Packs whole lines, keeping ``"\\r\\n"`` verbatim inside chunks; reports offsets and lines
+    (only ``"\\n"`` ends a line)."""
+    _check(max_size, overlap)
+    line = _Lines(document)
+    out = []
+    pos, n = 0, len(document)
+    while pos < n:
+        end = pos
+        while end < n:
+            nl = document.find("\n", end)
+            stop = n if nl == -1 else nl + 1
+            if stop - pos > max_size:
+                break
+            end = stop
+        if end == pos:
+            end = pos + max_size
+        start, stop = _trim(document, pos, end)
+        if start < stop:
+            out.append({"text": document[start:stop], "start": start, "end": stop,
+                        "line_start": line(start), "line_end": line(stop - 1)})
+        pos = end
+    return out
+
+
+def lf_normalised(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Declares ``newlines = "lf"``: normalises ``"\\r\\n"`` first (seed 000/002's fix) and reports
+    offsets and lines into the normalised text; promises ``newline_invariance``."""
+    _check(max_size, overlap)
+    text = document.replace("\r\n", "\n")
+    line = _Lines(text)
+    return [{"text": text[s:e], "start": s, "end": e, "line_start": line(s), "line_end": line(e - 1)}
+            for s, e in _windows(text, max_size, overlap)]
+
+
+lf_normalised.newlines = "lf"  # type: ignore[attr-defined]
+lf_normalised.promises = ("newline_invariance",)  # type: ignore[attr-defined]
+
+
+def full_records(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Records with every SPEC §4 text field: offsets, byte offsets, lines, id, token_count."""
+    _check(max_size, overlap)
+    line = _Lines(document)
+    out = []
+    byte_at, char_at = 0, 0
+    for s, e in _windows(document, max_size, overlap):
+        byte_at += len(document[char_at:s].encode("utf-8", "surrogatepass"))
+        char_at = s
+        eb = byte_at + len(document[s:e].encode("utf-8", "surrogatepass"))
+        out.append({"text": document[s:e], "start": s, "end": e, "start_byte": byte_at,
+                    "end_byte": eb, "line_start": line(s), "line_end": line(e - 1),
+                    "id": f"c{len(out)}", "section": [], "token_count": e - s})
+    return out
+
+
+def hierarchical(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Blocks (split at blank lines) are chunks; a block over the cap becomes a parent whose
+    children tile it exactly (disjoint windows, no overlap)."""
+    _check(max_size, overlap)
+    out = []
+    for m in re.finditer(r"\S(?:.*?\S)?(?=\n\s*\n|\s*$)", document, re.DOTALL):
+        start, end = m.span()
+        pid = f"b{start}"
+        out.append({"text": document[start:end], "start": start, "end": end, "id": pid})
+        if end - start <= max_size:
+            continue
+        for s, e in _windows(document[start:end], max_size, 0):
+            s, e = start + s, start + e
+            out.append({"text": document[s:e], "start": s, "end": e, "id": f"{pid}.{s}",
+                        "parent": pid})
+    return out
+
+
+# --------------------------------------------------------------------------- a class plugin
+
+@dataclass(frozen=True)
+class Piece:
+    """A chunk as an object with attributes, not a mapping."""
+
+    text: str
+    start: int
+    end: int
+    line_start: int
+    line_end: int
+
+
+class MarkdownSections:
+    """A class plugin: sections start at every ATX heading (a hard boundary), and each section is
+    cut into windows of whole grapheme clusters. Promises ``heading_boundary`` and
+    ``grapheme_integrity``; returns objects, not dicts."""
+
+    promises = ("heading_boundary", "grapheme_integrity")
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[Piece]:
+        _check(max_size, overlap)
+        bounds = [0] + [m.start() for m in _HEADING.finditer(document) if m.start() > 0]
+        bounds.append(len(document))
+        line = _Lines(document)
+        out: list[Piece] = []
+        for a, b in zip(bounds, bounds[1:]):
+            out.extend(self._section(document, a, b, max_size, overlap, line))
+        return out
+
+    def _section(self, text: str, a: int, b: int, max_size: int, overlap: int,
+                 line: _Lines) -> Iterator[Piece]:
+        clusters = [m.span() for m in _GRAPHEME.finditer(text, a, b)]
+        k = 0
+        while k < len(clusters):
+            while k < len(clusters) and text[clusters[k][0]:clusters[k][1]].isspace():
+                k += 1  # skip whole whitespace clusters (never cut a " \u0301" cluster)
+            if k >= len(clusters):
+                return
+            first = k
+            last = k
+            while last + 1 < len(clusters) and clusters[last + 1][1] - clusters[first][0] <= max_size:
+                last += 1
+            stop = last
+            while stop > first and text[clusters[stop][0]:clusters[stop][1]].isspace():
+                stop -= 1
+            start, end = clusters[first][0], clusters[stop][1]
+            yield Piece(text[start:end], start, end, line(start), line(end - 1))
+            if last + 1 >= len(clusters):
+                return
+            nxt = last + 1
+            while nxt > first + 1 and clusters[last][1] - clusters[nxt - 1][0] <= overlap:
+                nxt -= 1
+            k = nxt
+
+
+CORRECT: list[str] = [
+    "bare_windows",
+    "bare_trimmed_windows",
+    "recursive_trimmed",
+    "bare_line_packer",
+    "bare_bytes_windows",
+    "token_words",
+    "generator_windows",
+    "crlf_preserving",
+    "lf_normalised",
+    "full_records",
+    "hierarchical",
+    "MarkdownSections",
+]

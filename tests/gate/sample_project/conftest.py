@@ -1,0 +1,1 @@
+# Puts this folder on sys.path (rootdir conftest), so tests can import chunker.

@@ -1,0 +1,203 @@
+"""contract.strategies.workbooks: valid descriptions, the seed-001 features, small shrinks."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, find, given, seed, settings
+from hypothesis import strategies as st
+
+from contract.invariants.sheets import column_index
+from contract.model import Config
+from contract.strategies import StrategyArgumentError
+from contract.strategies.workbooks import (
+    MAX_COLUMN,
+    MAX_ROW,
+    STYLED_EMPTY,
+    cell_values,
+    rendered_size,
+    workbook_cases,
+    workbooks,
+)
+from contract.workbook import build, describe, is_empty, non_empty_cells, split_ref
+
+SAMPLE = settings(max_examples=200, database=None, deadline=None,
+                  suppress_health_check=list(HealthCheck))
+
+
+def _plain(raw: Any) -> Any:
+    return raw.get("value") if isinstance(raw, dict) and "date" not in raw else raw
+
+
+def features(book: dict[str, Any]) -> set[str]:
+    """The seed-001 features one description shows."""
+    found = set()
+    data = non_empty_cells(book)
+    if len(book["sheets"]) > 1:
+        found.add("several sheets")
+    if any(not cells for cells in data.values()) and any(data.values()):
+        found.add("empty sheet beside data")
+    if any(not cells for cells in book["sheets"].values()):
+        found.add("sheet without a single cell")
+    for cells in book["sheets"].values():
+        for ref, raw in cells.items():
+            row, col = split_ref(ref)
+            value = _plain(raw)
+            styled = isinstance(raw, dict) and raw.get("style") == "fill"
+            if raw == STYLED_EMPTY:
+                found.add("styled-empty")
+                if col == MAX_COLUMN:
+                    found.add("styled-empty at XFD")
+                if row > 100_000:
+                    found.add("styled-empty far down")
+            elif styled:
+                found.add("styled data" if not is_empty(value) else "styled whitespace")
+            if isinstance(value, str) and value != "" and is_empty(value):
+                found.add("whitespace-only")
+            if isinstance(raw, dict) and "date" in raw:
+                found.add("date")
+            if isinstance(value, bool):
+                found.add("bool")
+            elif isinstance(value, float):
+                found.add("float")
+            elif isinstance(value, int):
+                found.add("int")
+            elif isinstance(value, str) and value.startswith("="):
+                found.add("formula")
+            elif isinstance(value, str) and len(value) > 100:
+                found.add("long string")
+            elif isinstance(value, str) and not value.isascii():
+                found.add("unicode")
+            if not is_empty(value) and (col == MAX_COLUMN or row == MAX_ROW):
+                found.add("data far out")
+    return found
+
+
+def test_descriptions_are_json_and_build_into_the_workbook_they_describe() -> None:
+    @SAMPLE
+    @seed(1)
+    @given(workbooks())
+    def check(book: dict[str, Any]) -> None:
+        assert json.loads(json.dumps(book, allow_nan=False)) == book
+        titles = list(book["sheets"])
+        assert titles and len({t.lower() for t in titles}) == len(titles)
+        assert all(1 <= len(t) <= 31 and not set(t) & set("\\/?*[]:") for t in titles)
+        workbook = build(book)
+        assert workbook.sheetnames == titles  # openpyxl renamed nothing
+        assert describe(workbook) == book  # every value and style survives the round trip
+        for cells in book["sheets"].values():
+            for ref in cells:
+                row, col = split_ref(ref)
+                assert 1 <= row <= MAX_ROW and 1 <= col <= MAX_COLUMN
+
+    check()
+
+
+def test_the_seed_001_features_all_come_up() -> None:
+    seen: Counter[str] = Counter()
+
+    @SAMPLE
+    @seed(2)
+    @given(workbooks())
+    def sample(book: dict[str, Any]) -> None:
+        seen.update(features(book))
+
+    sample()
+    expected = {
+        "several sheets", "empty sheet beside data", "sheet without a single cell",
+        "styled-empty", "styled-empty at XFD", "styled-empty far down", "styled data",
+        "styled whitespace", "whitespace-only", "date", "bool", "float", "int", "formula",
+        "long string", "unicode", "data far out",
+    }
+    assert expected <= set(seen), f"never generated: {expected - set(seen)}"
+    # the over-claim trap is common, not a rarity: a styled-empty cell out at XFD
+    assert seen["styled-empty at XFD"] >= 10
+
+
+def test_cell_values_are_never_empty() -> None:
+    @SAMPLE
+    @given(cell_values())
+    def check(value: Any) -> None:
+        assert not is_empty(_plain(value))
+
+    check()
+
+
+def test_max_length_bounds_the_data() -> None:
+    @SAMPLE
+    @given(workbooks(max_length=50))
+    def check(book: dict[str, Any]) -> None:
+        total = sum(len(str(_plain(v))) for cells in non_empty_cells(book).values()
+                    for v in cells.values())
+        assert total <= 60  # 50 characters of data (booleans count as TRUE / FALSE)
+
+    check()
+
+
+QUICK = settings(database=None, max_examples=2000, deadline=None,
+                 suppress_health_check=list(HealthCheck))
+
+
+def test_shrinks_to_one_cell() -> None:
+    book = find(workbooks(), lambda b: any(non_empty_cells(b).values()), settings=QUICK)
+    assert book == {"sheets": {"Sheet1": {"A1": 0}}}
+
+
+def test_shrinks_the_over_claim_trap_to_two_cells() -> None:
+    def trap(book: dict[str, Any]) -> bool:
+        cells = book["sheets"].get(next(iter(book["sheets"])), {})
+        return any(not is_empty(_plain(v)) for v in cells.values()) and any(
+            v == STYLED_EMPTY and column_index(ref.rstrip("0123456789")) == MAX_COLUMN
+            for ref, v in cells.items())
+
+    book = find(workbooks(), trap, settings=QUICK)
+    assert book == {"sheets": {"Sheet1": {"A1": 0, "XFD1": STYLED_EMPTY}}}
+
+
+def test_cases_mostly_cap_below_the_rendered_size() -> None:
+    kinds: Counter[str] = Counter()
+
+    @SAMPLE
+    @seed(3)
+    @given(workbook_cases())
+    def sample(case: tuple[dict[str, Any], Config]) -> None:
+        book, config = case
+        if not config.is_valid:
+            kinds["degenerate"] += 1
+        elif config.max_size < rendered_size(book):
+            kinds["splits"] += 1
+            kinds["tiny cap"] += config.max_size <= 8
+
+    sample()
+    assert kinds["splits"] >= 100
+    assert kinds["tiny cap"] >= 50
+    assert 2 <= kinds["degenerate"] <= 50
+
+
+def test_no_degenerate_configs_when_not_asked() -> None:
+    @SAMPLE
+    @given(workbook_cases(degenerate=False))
+    def check(case: tuple[dict[str, Any], Config]) -> None:
+        assert case[1].is_valid
+
+    check()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: workbooks(max_length=0),
+    lambda: workbooks(max_length="10"),
+    lambda: workbook_cases(degenerate="yes"),
+    lambda: workbook_cases(max_cap=0),
+    lambda: cell_values(max_length=-1),
+])
+def test_bad_arguments_are_refused(call: Any) -> None:
+    with pytest.raises(StrategyArgumentError):
+        call()
+
+
+def test_descriptions_are_strategies() -> None:
+    assert isinstance(workbooks(), st.SearchStrategy)
+    assert isinstance(workbook_cases(), st.SearchStrategy)

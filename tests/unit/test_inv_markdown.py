@@ -1,0 +1,103 @@
+"""heading_boundary (opt-in): an ATX heading outside fenced code only ever starts a chunk."""
+
+from __future__ import annotations
+
+import pytest
+
+from contract.invariants.markdown import heading_offsets
+from tests.unit.helpers import accepts, bare, case, rejects, slices, spans, violations
+
+HB = {"heading_boundary"}
+
+
+def _whole(doc: str):  # one chunk holding the whole document
+    return case(doc, spans(doc, (0, len(doc))), promises=HB)
+
+
+def test_sections_chunked_at_headings_are_accepted() -> None:
+    doc = "# A\nalpha text\n\n## B\nbeta text\n"
+    accepts("heading_boundary", case(doc, slices(doc, "# A\nalpha text", "## B\nbeta text"),
+                                     promises=HB))
+
+
+def test_a_chunk_straddling_two_sections_is_rejected() -> None:
+    """Seed: a chunk holding the end of section A and the heading of section B."""
+    doc = "# A\nalpha text\n\n## B\nbeta text\n"
+    rejects("heading_boundary", case(doc, slices(doc, "# A\nalpha", "text\n\n## B\nbeta text"),
+                                     promises=HB),
+            "chunk[1] [10:30) holds heading '## B' at 16 (line 4) after other text; a heading "
+            "must start its chunk")
+
+
+def test_second_heading_in_a_chunk_that_starts_with_one() -> None:
+    doc = "# A\ntext\n# B\nmore"
+    rejects("heading_boundary", _whole(doc), "holds heading '# B' at 9 (line 3)")
+
+
+def test_whitespace_before_the_heading_is_not_other_text() -> None:
+    doc = "intro\n\n\n# H\nbody"
+    accepts("heading_boundary", case(doc, spans(doc, (0, 5), (5, len(doc))), promises=HB))
+
+
+@pytest.mark.parametrize("fence", ["```", "~~~", "````", "```python", "~~~ info `ok`"])
+def test_a_hash_line_in_a_fenced_code_block_is_not_a_heading(fence: str) -> None:
+    closer = fence.split()[0].rstrip("python")
+    doc = f"Intro\n{fence}\n# not a heading\n{closer}\nafter"
+    accepts("heading_boundary", _whole(doc))
+    assert heading_offsets(doc) == []
+
+
+def test_a_heading_after_the_fence_closes_counts() -> None:
+    doc = "Intro\n```\n# code\n```\n# Real\nbody"
+    assert heading_offsets(doc) == [doc.index("# Real")]
+    rejects("heading_boundary", _whole(doc), "holds heading '# Real'")
+
+
+def test_an_unclosed_fence_runs_to_the_end() -> None:
+    doc = "Intro\n```\n# code\n\n# still code"
+    accepts("heading_boundary", _whole(doc))
+
+
+def test_a_fence_closes_only_with_its_own_marker_at_least_as_long() -> None:
+    doc = "Intro\n````\n```\n# code\n~~~~\n# code\n````\n# Real"
+    assert heading_offsets(doc) == [doc.index("# Real")]
+
+
+def test_a_backtick_info_string_with_a_backtick_is_not_a_fence() -> None:
+    doc = "Intro\n``` a`b\n# Real\n"
+    assert heading_offsets(doc) == [doc.index("# Real")]
+
+
+@pytest.mark.parametrize("line,heading", [
+    ("# H", True), ("###### H", True), ("#", True), ("#\tH", True), ("   # H", True),
+    ("## ", True), ("#\r", True),
+    ("####### H", False), ("#hashtag", False), ("    # indented code", False),
+    ("\t# tab-indented", False), ("#5 bolt", False), ("text # not at start", False),
+])
+def test_what_an_atx_heading_line_is(line: str, heading: bool) -> None:
+    doc = f"before\n{line}\nafter"
+    assert bool(heading_offsets(doc)) is heading
+    assert bool(violations("heading_boundary", _whole(doc))) is heading
+
+
+def test_crlf_documents() -> None:
+    """A heading line ended by CRLF is a heading, also the bare "#" (missed before the fix)."""
+    doc = "para\r\n# H\r\nbody"
+    rejects("heading_boundary", _whole(doc), "holds heading '# H\\r' at 6 (line 2)")
+    doc = "para\r\n#\r\nbody"
+    rejects("heading_boundary", _whole(doc), "holds heading '#\\r' at 6 (line 2)")
+    # a lone CR does not end the line: "#\rx" is not a heading line
+    assert heading_offsets("para\n#\rx\n") == []
+
+
+def test_bare_chunks_placed_where_no_heading_is_inside() -> None:
+    doc = "a\n# H\nb\na"
+    # "a" could be the first line or the last: either way no heading is inside
+    accepts("heading_boundary", case(doc, bare("a", "# H\nb", "a"), promises=HB))
+    rejects("heading_boundary", case(doc, bare("a\n# H"), promises=HB),
+            "chunk[0] 'a\\n# H' holds a heading after other text under every placement in "
+            "document order")
+
+
+def test_bare_chunks_that_cannot_be_placed_are_left_alone() -> None:
+    assert violations("heading_boundary", case("# H\nx", bare("zz"), promises=HB)) == []
