@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -168,9 +169,10 @@ def _normalise_one(index: int, item: Any) -> dict[str, Any]:
 
 def _coerce_field(index: int, name: str, value: Any) -> Any:
     if name in _INT_FIELDS:
-        if isinstance(value, bool) or not isinstance(value, int):
+        # Integer-like values (numpy's int64, for one) are fine; floats and bools are not.
+        if isinstance(value, bool) or not hasattr(type(value), "__index__"):
             raise ChunkTypeError(f"chunk[{index}].{name} is {value!r}, expected an int")
-        return int(value)
+        return operator.index(value)
     if name in _STR_FIELDS:
         if not isinstance(value, str):
             raise ChunkTypeError(f"chunk[{index}].{name} is {value!r}, expected a str")

@@ -106,7 +106,9 @@ def _place_one(
 
 @dataclass(frozen=True)
 class Coverage:
-    """Result of the coverage search: ``offset`` of a character no placement covers, if any."""
+    """Result of the coverage search: when no placement in order covers all the text, ``offset``
+    is a character the best placement found leaves out; ``conclusive`` is False when the search
+    was cut short (then ``offset`` is None: a cut search never reports)."""
 
     offset: int | None
     conclusive: bool = True
@@ -119,7 +121,7 @@ def uncovered_offset(
 
     Returns ``Coverage(None)`` when such a placement exists (or when the texts cannot be placed
     in order at all: that is ``ordered``'s or ``span_fidelity``'s finding, not this one's), else
-    the first non-whitespace offset that the best placement leaves uncovered.
+    the first non-whitespace offset that the best placement found leaves uncovered.
     """
     if furthest_placement(document, texts, fixed) is not None:
         return Coverage(None)  # the usual case, found in one linear pass

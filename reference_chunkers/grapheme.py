@@ -37,7 +37,8 @@ _NON_SPACE = re.compile(r"\S")
 _SIMPLE = "\u0300"  # below this, every pair of characters but "\r\n" has a boundary between
 #: Two characters with a boundary between them whatever comes before: grapheme class Other,
 #: Control or LF, the second not an Indic conjunct consonant (UAX #29 rules GB3-GB999).
-_PLAIN_PAIR = r"[\p{GCB=Other}\p{GCB=Control}\n][[\p{GCB=Other}\p{GCB=Control}\n]--\p{InCB=Consonant}]"
+_PLAIN = r"[\p{GCB=Other}\p{GCB=Control}\n]"
+_PLAIN_PAIR = _PLAIN + r"[" + _PLAIN + r"--\p{InCB=Consonant}]"
 _PAIR = regex.compile(_PLAIN_PAIR, regex.V1)
 #: The last such pair before an offset (or a line feed, always followed by a boundary).
 _KNOWN = regex.compile(_PLAIN_PAIR + r"|\n.", regex.V1 | regex.REVERSE | regex.DOTALL)

@@ -18,8 +18,8 @@ and a re-chunked body; a header-only document produced nothing at all. Here:
   chunk that holds body text as ``section`` (its non-blank lines, stripped), never as repeated
   text; a chunk that lies inside the header *is* the header and has ``section = []`` (so a
   document that is all header, one long line, is not copied into every chunk). While the
-  header leaves room, body chunks reserve it: they hold ``max_size - header_tokens`` tokens
-  (at least one, as in seed 004's fix), so a consumer that renders "header + chunk" stays
+  header leaves room, later body chunks reserve it (seed 004's fix): they hold at most
+  ``max_size - header_tokens`` tokens, so a consumer that renders "header + chunk" stays
   within the cap. A header of ``max_size`` tokens or more can never fit beside a chunk; it is
   emitted on its own, and the body then uses the full cap rather than one-token slivers.
 * Every window holds at least one token and starts after the previous one (the overlap is
@@ -107,7 +107,9 @@ def split(document: str, *, max_size: int, overlap: int = 0) -> list[dict[str, A
     return _split(document, max_size, overlap, duplicate=False)
 
 
-def split_duplicate_headers(document: str, *, max_size: int, overlap: int = 0) -> list[dict[str, Any]]:
+def split_duplicate_headers(
+    document: str, *, max_size: int, overlap: int = 0,
+) -> list[dict[str, Any]]:
     """Like :func:`split`, and every chunk carries the header lines as its ``section``."""
     return _split(document, max_size, overlap, duplicate=True)
 

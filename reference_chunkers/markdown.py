@@ -12,7 +12,8 @@ Immune to the bug classes of seed 002:
   chunks exactly like its LF twin, and ``newline_invariance`` is promised.
 
 A heading line is SPEC §5's ATX heading: 0-3 spaces, 1-6 ``#``, then a space, a tab or the end
-of the line, outside fenced code blocks (a fence opens with 3+ backticks or tildes after 0-3
+of the line (a ``"\r"`` just before the ``"\n"`` is part of the line end), outside fenced code
+blocks (a fence opens with 3+ backticks or tildes after 0-3
 spaces, and closes with a bare run of the same character at least as long; an unclosed fence
 runs to the end). So ``#`` comment lines inside fenced code never cut a section. Within a
 section the text is split by :mod:`reference_chunkers.recursive` (overlap inside the cap).
@@ -25,9 +26,9 @@ import re
 from typing import Any
 
 from reference_chunkers import recursive
-from reference_chunkers.spans import check_config, finalise
+from reference_chunkers.spans import check_config, finalise, keep
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|$)(.*)", re.MULTILINE)
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?=[ \t]|\r?$)(.*)", re.MULTILINE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 
@@ -57,14 +58,15 @@ def headings(text: str) -> list[tuple[int, int, str]]:
     out = []
     for match in _HEADING.finditer(text):
         if bisect.bisect_right(fences, match.start()) % 2 == 0:
-            title = _CLOSING.sub("", match.group(2)).strip()
+            title = _CLOSING.sub("", match.group(2).strip()).strip()
             out.append((match.start(), len(match.group(1)), title))
     return out
 
 
 def sections(text: str) -> tuple[list[int], list[list[str]]]:
     """Section starts (the first is 0) and each section's heading path."""
-    starts, paths = [0], [[]]
+    starts: list[int] = [0]
+    paths: list[list[str]] = [[]]
     stack: list[tuple[int, str]] = []
     for start, level, title in headings(text):
         while stack and stack[-1][0] >= level:
@@ -89,7 +91,7 @@ def split(document: str, *, max_size: int, overlap: int = 0) -> list[dict[str, A
         cut for lo, hi in zip(starts, ends)
         for cut in recursive.cuts(text, max_size, overlap, lo, hi)
     )
-    chunks = list(finalise(text, spans))
+    chunks = list(finalise(text, spans, trimmer=keep))  # cuts() trims already
     for chunk in chunks:
         chunk["section"] = list(paths[bisect.bisect_right(starts, chunk["start"]) - 1])
     return chunks

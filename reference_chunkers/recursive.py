@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from reference_chunkers.spans import check_config, finalise, trim
+from reference_chunkers.spans import check_config, finalise, keep, trim
 
 #: Separators, coarsest first, and how many of a match's characters stay with the text before
 #: it (a sentence keeps its full stop); the whitespace around a separator belongs to no piece.
@@ -86,9 +86,10 @@ def pieces(text: str, lo: int, hi: int, limit: int, grid: Codepoints, level: int
         end, after = match.start() + kept, match.end()
         if after >= hi:
             break
-        while text[end - 1].isspace():  # trailing spaces of a line; "\r" of a "\r\n"
+        while end > begin and text[end - 1].isspace():  # spaces ending a line; "\r" of "\r\n"
             end -= 1
-        if grid.sparse and not (grid.is_boundary(end) and grid.is_boundary(after)):
+        off_grid = grid.sparse and not (grid.is_boundary(end) and grid.is_boundary(after))
+        if end == begin or off_grid:
             continue
         if end - begin > limit:
             out += pieces(text, begin, end, limit, grid, level + 1)
@@ -142,7 +143,7 @@ def cuts(
 def split(document: str, *, max_size: int, overlap: int = 0) -> list[dict[str, Any]]:
     """Chunk ``document`` into slices of at most ``max_size`` characters, overlap included."""
     check_config(max_size, overlap)
-    return list(finalise(document, cuts(document, max_size, overlap)))
+    return list(finalise(document, cuts(document, max_size, overlap), trimmer=keep))
 
 
 split.unit = "chars"  # type: ignore[attr-defined]

@@ -17,8 +17,10 @@ holds, per seed 001 and the sheet invariants:
 
 Merged cells are not generated: a description has no way to say "merged" yet.
 
-Shrinking heads for one sheet, no extra cells, one 1x1 block holding ``0`` at A1: every list
-shrinks towards empty or one item, every switch towards its first (simplest) choice.
+Shrinking heads for one empty sheet ``Sheet1``; a failure that needs data shrinks towards
+``{"Sheet1": {"A1": 0}}``: every list shrinks towards empty (sheets: one), every switch
+towards its first (simplest) choice. Every branch of a cell-position switch draws one integer
+(the far ones too), so the shrinker can always step from column XFD back to column A.
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from contract.model import Config
 from ._common import check_bool, check_int, expand, lengths, weighted
 from .configs import DEGENERATE_ONE_IN, configs, degenerate_configs, overlaps
 
-__all__ = ["MAX_COLUMN", "MAX_ROW", "cell_values", "display_length", "workbook_cases",
-           "workbooks"]
+__all__ = ["MAX_COLUMN", "MAX_ROW", "STYLED_EMPTY", "cell_values", "display_length",
+           "rendered_size", "workbook_cases", "workbooks"]
 
 MAX_ROW = 1_048_576
 MAX_COLUMN = 16_384  # XFD
@@ -51,7 +53,8 @@ WHITESPACE = ("", " ", "   ", "\t", "\n", " \t\n ", "\r\n", "\xa0", "\u3000", "\
 FORMULAS = ("=SUM(A1:A3)", "=A1*2", '=IF(B2>0,"yes","no")', "=XFD1", "=VLOOKUP(A1,Data!A:B,2)",
             "=1/0")
 WORDS = ("a", "total", "revenue", "Q1", "αβγ", "数据", "naïve", "🚀", "2024", "-", "n/a",
-         "e\u0301", "Total (EUR)", "x" * 40, "الإيرادات", "\U0001f469\u200d\U0001f469\u200d\U0001f467")
+         "e\u0301", "Total (EUR)", "x" * 40, "الإيرادات",
+         "\U0001f469\u200d\U0001f469\u200d\U0001f467")  # ZWJ family emoji
 #: Characters openpyxl refuses in a cell (and lone surrogates, which JSON cannot carry).
 _ILLEGAL = "".join(map(chr, [*range(0, 9), 11, 12, *range(14, 32)]))
 _UNICODE = st.characters(exclude_categories=["Cs"], exclude_characters=_ILLEGAL)
@@ -110,7 +113,6 @@ _ROWS = weighted((14, _NEAR_ROWS), (1, st.integers(41, 5000)),
 _COLS = weighted((14, _NEAR_COLS), (1, st.integers(13, 800)),
                  (1, st.integers(MAX_COLUMN - 3, MAX_COLUMN)))
 #: Where styled-empty and whitespace cells go: near the data, or out at XFD / far down.
-#: Every branch draws one integer, so the shrinker can always step back to the near one.
 _FAR_ROWS = weighted((3, _NEAR_ROWS), (1, st.integers(0, 3).map(lambda k: MAX_ROW - k)),
                      (1, st.integers(41, MAX_ROW)))
 _FAR_COLS = weighted((3, _NEAR_COLS), (2, st.integers(0, 3).map(lambda k: MAX_COLUMN - k)),
@@ -120,8 +122,8 @@ _FAR_COLS = weighted((3, _NEAR_COLS), (2, st.integers(0, 3).map(lambda k: MAX_CO
 @st.composite
 def _block(draw: st.DrawFn, entries: st.SearchStrategy[Any]) -> dict[tuple[int, int], Any]:
     top, left = draw(_ROWS), draw(_COLS)
-    height = min(draw(st.integers(1, 6)), MAX_ROW - top + 1)
-    width = min(draw(st.integers(1, 5)), MAX_COLUMN - left + 1)
+    height = min(draw(st.integers(1, 5)), MAX_ROW - top + 1)
+    width = min(draw(st.integers(1, 4)), MAX_COLUMN - left + 1)
     out = {}
     for r in range(top, top + height):
         for c in range(left, left + width):
@@ -150,19 +152,19 @@ def display_length(value: Any) -> int:
 @st.composite
 def _sheet(draw: st.DrawFn, entries: st.SearchStrategy[Any], budget: list[int]) -> dict[str, Any]:
     cells: dict[tuple[int, int], Any] = {}
-    for block in draw(st.lists(_block(entries), max_size=4)):
+    for block in draw(st.lists(_block(entries), max_size=3)):
         for key, entry in block.items():
             cost = display_length(entry)
             if cost <= budget[0]:  # over max_length: the rest of the data is left out
                 budget[0] -= cost
                 cells[key] = entry
-    for row, col, entry in draw(st.lists(_EXTRAS, max_size=4)):
+    for row, col, entry in draw(st.lists(_EXTRAS, max_size=3)):
         cells.setdefault((row, col), entry)
     return {f"{column_letters(c)}{r}": cells[(r, c)] for r, c in sorted(cells)}
 
 
 def workbooks(*, max_length: int = 2000) -> st.SearchStrategy[dict[str, Any]]:
-    """Workbook descriptions ``{"sheets": {title: {ref: value}}}``: 1-4 sheets.
+    """Workbook descriptions ``{"sheets": {title: {ref: value}}}``: 1-3 sheets.
 
     ``max_length`` bounds the characters of data in the whole workbook (styled-empty and
     whitespace cells are free).
@@ -172,7 +174,7 @@ def workbooks(*, max_length: int = 2000) -> st.SearchStrategy[dict[str, Any]]:
 
     @st.composite
     def build(draw: st.DrawFn) -> dict[str, Any]:
-        titles = draw(st.lists(st.sampled_from(TITLES), min_size=1, max_size=4,
+        titles = draw(st.lists(st.sampled_from(TITLES), min_size=1, max_size=3,
                                unique_by=str.lower))
         budget = [max_length]
         return {"sheets": {title: draw(_sheet(entries, budget)) for title in titles}}

@@ -76,13 +76,18 @@ def test_catalogue_targets_exist(info: AdapterInfo) -> None:
 
 
 def test_catalogue_imports_no_library() -> None:
-    heavy = ("langchain_text_splitters", "llama_index", "chonkie", "semchunk",
+    # ``llama_index`` alone is a namespace package: finding ``llama_index.core`` imports it,
+    # which runs no code; the libraries themselves must stay unimported.
+    heavy = ("langchain_text_splitters", "llama_index.core", "chonkie", "semchunk",
              "semantic_text_splitter")
-    before = {m for m in sys.modules if m.split(".")[0] in heavy}
+
+    def loaded() -> set[str]:
+        return {m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy)}
+
+    before = loaded()
     importlib.reload(adapters)
-    [a.installed for a in ADAPTERS]  # looking up whether they are installed imports nothing
-    after = {m for m in sys.modules if m.split(".")[0] in heavy}
-    assert after == before
+    assert [a.name for a in ADAPTERS if a.installed] is not None  # looks up, imports nothing
+    assert loaded() == before
 
 
 @pytest.mark.parametrize("module", ["langchain", "llamaindex", "chonkie", "semchunk",
@@ -172,12 +177,13 @@ EXACT = [
      ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
     ("llamaindex-sentence", DOC, 30, 0,
      ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    # TokenTextSplitter keeps 2 tokens for metadata formatting: 30 means 28 here.
     ("llamaindex-token", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+     ["Alpha beta. Gamma", "delta.\n\nEpsilon zeta eta.", "Theta."]),
     ("chonkie-token", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.\n\nEps", "ilon zeta eta. Theta."]),
+     ["Alpha beta. Gamma delta.\n\nEpsi", "lon zeta eta. Theta."]),
     ("chonkie-sentence", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.\n", "\nEpsilon zeta eta. Theta."]),
+     ["Alpha beta. Gamma delta.\n\n", "Epsilon zeta eta. Theta."]),
     ("chonkie-recursive", DOC, 30, 0,
      ["Alpha beta. Gamma delta.\n\n", "Epsilon zeta eta. Theta."]),
     ("semchunk", DOC, 30, 0,
@@ -244,7 +250,9 @@ def test_unit_matches_what_the_library_counts(info: AdapterInfo) -> None:
         pytest.skip("splits only at separators / sentence ends: no cut inside a run")
     document = "\U0001f680" * 25
     chunks = _split(info.name, document, 10)
-    assert max(len(c["text"]) for c in chunks) == 10
+    # llamaindex-token: the library reserves 2 tokens for metadata formatting.
+    expected = 8 if info.name == "llamaindex-token" else 10
+    assert max(len(c["text"]) for c in chunks) == expected
     assert "".join(c["text"] for c in chunks) == document
 
 
@@ -268,18 +276,20 @@ def test_degenerate_configs_reach_the_library_unchanged() -> None:
 
 @pytest.mark.parametrize("info", ADAPTERS, ids=lambda a: a.name)
 def test_contract_run_completes(info: AdapterInfo) -> None:
-    """The runner (what ``chunk-contract run`` calls) goes through on the adapter; tiny
-    budgets, since the full run is ``nox -s peers``."""
+    """The runner (what ``chunk-contract run`` calls) goes through on the adapter: worker,
+    generation, checks, shrinking. Tiny budgets and a few invariants whose violations shrink
+    fast; the full run is ``nox -s peers``."""
     _require(info)
     from contract.runner import RunSettings, run
 
+    only = ("terminates", "no_crash", "codepoint_integrity", "cap_respected")
     settings = RunSettings(max_examples=8, seed=1, explore_seconds=5.0, shrink_seconds=0.5,
-                           skip=("scales_linearly",), reproducers=None)
+                           only=only, reproducers=None)
     result = run(info.target, settings)
     assert result.examples > 0
     statuses = {r.id: r.status for r in result.results}
-    assert statuses["no_crash"] in ("passed", "violated")
-    assert statuses["span_fidelity"] in ("passed", "violated")
+    assert {statuses[i] for i in only} <= {"passed", "violated"}
+    assert statuses["terminates"] == "passed"
 
 
 @pytest.mark.parametrize("name", ["langchain-recursive", "semchunk", "text-splitter"])

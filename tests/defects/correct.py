@@ -138,20 +138,21 @@ def recursive_trimmed(document: str, *, max_size: int, overlap: int) -> list[str
 def bare_line_packer(document: str, *, max_size: int, overlap: int) -> list[str]:
     """Packs whole lines (no overlap), cuts an over-long line hard, strips each chunk."""
     _check(max_size, overlap)
-    lines = document.splitlines(keepends=True)
     out, buffer = [], ""
-    for line in lines:
-        while len(line) > max_size:
+    for line in document.splitlines(keepends=True):
+        at = 0
+        while len(line) - at > max_size:  # an over-long line: hard cuts
             if buffer.strip():
                 out.append(buffer.strip())
             buffer = ""
-            out.append(line[:max_size])
-            line = line[max_size:]
-        if len(buffer) + len(line) > max_size:
+            out.append(line[at:at + max_size])
+            at += max_size
+        rest = line[at:]
+        if len(buffer) + len(rest) > max_size:
             if buffer.strip():
                 out.append(buffer.strip())
             buffer = ""
-        buffer += line
+        buffer += rest
     if buffer.strip():
         out.append(buffer.strip())
     return [c.strip() for c in out if c.strip()]

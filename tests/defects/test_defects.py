@@ -17,7 +17,10 @@ are open and reports XPASS once they are fixed.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
+from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -75,18 +78,31 @@ KNOWN_MISSES: dict[str, str] = {
 #: Defects the engine can catch (the witness test passes) but that the generator reaches only
 #: on some seeds within 200 examples.
 GENERATION_GAPS: dict[str, str] = {
+    "abort_on_nul": (
+        "a NUL character is drawn rarely: the crash is found on about 7 seeds in 10 within "
+        "200 examples (bench/RESULTS.md, Detection)"
+    ),
     "degenerate_masked": (
         "degenerate configs are about 1 draw in 10 and Hypothesis repeats them: 200 examples "
         "often hold only overlap >= max_size configs, no max_size <= 0 or negative overlap"
     ),
 }
 #: Correct chunkers the contract wrongly reports, with why.
-KNOWN_FALSE_POSITIVES: dict[str, str] = {
-    "lf_normalised": (
-        "newline_invariance: for a document holding '\\r\\r\\n' the 'LF twin' "
-        "(document.replace('\\r\\n', '\\n')) still holds '\\r\\n', which a newlines='lf' "
-        "plugin normalises again, so the twins differ"
-    ),
+KNOWN_FALSE_POSITIVES: dict[str, str] = {}
+
+#: Inputs on which the contract once reported a correct chunker (kept as regression checks).
+FALSE_POSITIVE_WITNESSES: list[tuple[str, str, Config]] = [
+    # newline_invariance on '\r\r\n': the LF twin still held '\r\n' (fixed in 09e5624).
+    ("lf_normalised", ".\r\r\nu", Config(3, 1)),
+    ("lf_normalised", 'E\r\r\n"qu', Config(5, 0)),
+    # heading_boundary on a CRLF heading line '#\r\n' (a heading for the contract).
+    ("MarkdownSections", "1\n#\r\nx", Config(6, 0)),
+]
+
+
+#: Defects whose counterexample cannot be expected to shrink, with why.
+UNSHRINKABLE: dict[str, str] = {
+    "random_jitter": "random output: a smaller input fails only by chance, so shrinking stalls",
 }
 
 # --------------------------------------------------------------------------- witnesses
@@ -166,20 +182,85 @@ def test_witness(name: str) -> None:
 
 # --------------------------------------------------------------------------- full runs
 
-_RUNS: dict[str, RunResult] = {}
+# The full runs are the slow part (exploring, then shrinking each finding). They are started
+# together, on the first test that needs one, in a pool of DEFECT_TEST_JOBS processes (default:
+# up to 2, one per core); each test then waits for its own run. DEFECT_TEST_JOBS=1 runs them
+# in this process, one by one, as the tests come.
+
+_FUTURES: dict[tuple[str, str, int], Future[RunResult]] = {}
+_POOL: ProcessPoolExecutor | None = None
+
+
+def _jobs() -> int:
+    return max(1, int(os.environ.get("DEFECT_TEST_JOBS", min(2, os.cpu_count() or 1))))
+
+
+def _run_job(job: tuple[str, str, int]) -> RunResult:
+    kind, name, seed = job
+    if kind == "defect":
+        return run(defect_target(name), defect_settings(name))
+    return run(correct_target(name), correct_settings(seed))
+
+
+def _wanted(session: pytest.Session) -> list[tuple[str, str, int]]:
+    """The runs the selected tests need, hanging defects first (they take longest)."""
+    jobs = []
+    for item in session.items:
+        spec = getattr(item, "callspec", None)
+        func = getattr(item, "originalname", "")
+        if spec is None:
+            continue
+        if func == "test_run_finds":
+            jobs.append(("defect", spec.params["name"], SEED))
+        elif func == "test_correct_passes":
+            jobs.append(("correct", spec.params["name"], spec.params["seed"]))
+    return sorted(jobs, key=lambda j: (j[1] not in HANGS, j[0] != "defect"))
+
+
+@pytest.fixture(scope="module")
+def runs(request: pytest.FixtureRequest) -> Any:
+    """``runs(kind, name, seed)`` -> the RunResult, computed in the pool when there is one."""
+    global _POOL
+    jobs = _wanted(request.session)
+    if _jobs() > 1 and len(jobs) > 1:
+        _POOL = ProcessPoolExecutor(_jobs(), mp_context=get_context("fork"))
+        for job in jobs:
+            _FUTURES[job] = _POOL.submit(_run_job, job)
+
+    def get(kind: str, name: str, seed: int) -> RunResult:
+        job = (kind, name, seed)
+        if job not in _FUTURES:
+            done: Future[RunResult] = Future()
+            done.set_result(_run_job(job))
+            _FUTURES[job] = done
+        return _FUTURES[job].result()
+
+    yield get
+    if _POOL is not None:
+        _POOL.shutdown(cancel_futures=True)
+        _POOL = None
+    _FUTURES.clear()
 
 
 def defect_settings(name: str) -> RunSettings:
+    """200 examples, a fixed seed, and only the defect's own invariants checked and shrunk (the
+    bench runs every invariant). ``config_validation`` defects run everything: with
+    ``only=("config_validation",)`` a degenerate config whose output breaks another invariant
+    goes unnoticed (a contract limitation, see the report)."""
+    expected = (DEFECTS[name], *ALSO.get(name, ()))
+    only = () if "config_validation" in expected else expected
     if name in HANGS:
         return RunSettings(max_examples=200, seed=SEED, timeout=0.5, explore_seconds=8.0,
-                           shrink_seconds=5.0, reproducers=None)
-    return RunSettings(max_examples=200, seed=SEED, shrink_seconds=5.0, reproducers=None)
+                           shrink_seconds=3.0, reproducers=None, only=only)
+    return RunSettings(max_examples=200, seed=SEED, shrink_seconds=3.0, reproducers=None,
+                       only=only)
 
 
-def run_defect(name: str) -> RunResult:
-    if name not in _RUNS:
-        _RUNS[name] = run(defect_target(name), defect_settings(name))
-    return _RUNS[name]
+def correct_settings(seed: int) -> RunSettings:
+    """The whole contract but ``scales_linearly``: its timing probe reports linear chunkers on a
+    loaded machine (see the report), which would make this suite flaky. The chunkers here are
+    linear; ``quadratic_offsets`` shows the probe's true positive."""
+    return RunSettings(max_examples=200, seed=seed, reproducers=None, skip=("scales_linearly",))
 
 
 def _describe(result: RunResult) -> str:
@@ -195,9 +276,9 @@ def _describe(result: RunResult) -> str:
 @pytest.mark.parametrize("name", [
     pytest.param(n, marks=_xfail(n, KNOWN_MISSES, GENERATION_GAPS)) for n in DEFECTS
 ])
-def test_run_finds(name: str) -> None:
+def test_run_finds(name: str, runs: Any) -> None:
     """``run`` finds the defect under its id, with a small shrunk counterexample."""
-    result = run_defect(name)
+    result = runs("defect", name, SEED)
     expected = (DEFECTS[name], *ALSO.get(name, ()))
     violated = {item.id: item for item in result.violated}
     missing = [i for i in expected if i not in violated]
@@ -206,15 +287,20 @@ def test_run_finds(name: str) -> None:
     assert ce is not None
     if DEFECTS[name] == "scales_linearly":
         return  # a timing family, not a generated (shrinkable) document
+    if name in UNSHRINKABLE:
+        return
     assert len(ce.document) <= 64, (
         f"{name}: counterexample not shrunk ({len(ce.document)} chars, shrunk={ce.shrunk}): "
         f"{ascii(ce.document)[:200]}")
 
 
 def test_memory_growth_is_reported_as_memory() -> None:
-    """Seed 003's stuck loop under a small memory cap: ``terminates``, and the message says why."""
+    """Seed 003's stuck loop under a small memory cap: ``terminates``, and the message says why.
+
+    The loop reaches 64 MiB in well under a second; the long timeout only keeps a loaded machine
+    from turning the memory failure into a timeout."""
     result = run(defect_target("chunk_text_heap_growth"), RunSettings(
-        max_examples=200, seed=SEED, timeout=5.0, memory_mb=64, explore_seconds=5.0,
+        max_examples=200, seed=SEED, timeout=30.0, memory_mb=64, explore_seconds=5.0,
         shrink_seconds=3.0, reproducers=None, only=("terminates",)))
     found = {item.id: item for item in result.violated}
     assert "terminates" in found, _describe(result)
@@ -229,9 +315,9 @@ def test_memory_growth_is_reported_as_memory() -> None:
 @pytest.mark.parametrize("name", [
     pytest.param(n, marks=_xfail(n, KNOWN_FALSE_POSITIVES)) for n in CORRECT
 ])
-def test_correct_passes(name: str, seed: int) -> None:
+def test_correct_passes(name: str, seed: int, runs: Any) -> None:
     """No false positive: a correct chunker passes the whole contract."""
-    result = run(correct_target(name), RunSettings(max_examples=200, seed=seed, reproducers=None))
+    result = runs("correct", name, seed)
     assert result.passed and not result.violated, f"{name} seed={seed}:\n{_describe(result)}"
 
 
@@ -260,6 +346,12 @@ def test_correct_on_periodic_text(name: str) -> None:
                 for v in session.observe(doc, config).violations:
                     failures.append(f"{ascii(doc[:30])}... {config.describe()}: {v}")
     assert not failures, "\n".join(failures[:10])
+
+
+@pytest.mark.parametrize(("name", "document", "config"), FALSE_POSITIVE_WITNESSES)
+def test_correct_regressions(name: str, document: str, config: Config) -> None:
+    found = _observe(correct_target(name), [(document, config)], timeout=2.0)
+    assert not found, found
 
 
 # --------------------------------------------------------------------------- the registry

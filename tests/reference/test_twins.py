@@ -1,4 +1,9 @@
-"""Each defective twin (a reference chunker with its seed's bug put back) is caught."""
+"""Each defective twin (a reference chunker with its seed's bug put back) is caught.
+
+Short documents (``max_length=400``) and one invariant per run keep this file fast: Hypothesis
+keeps shrinking past ``shrink_seconds`` (only the plugin calls stop), and generating long
+documents is what that costs.
+"""
 
 from __future__ import annotations
 
@@ -14,10 +19,9 @@ TWINS = Path(__file__).resolve().parent / "twins.py"
 CAUGHT_BY = {
     "recursive_overlap_on_top": ("cap_respected", {}),
     "recursive_no_spill": ("cap_respected", {}),
-    "recursive_backwards_step": ("terminates", {"timeout": 0.5}),
+    "recursive_backwards_step": ("terminates", {"timeout": 0.3}),
     "markdown_ignoring_headings": ("heading_boundary", {}),
     "markdown_crlf_blind": ("newline_invariance", {}),
-    "header_classic_step": ("cap_respected", {}),
     "grapheme_codepoint_cuts": ("grapheme_integrity", {}),
 }
 
@@ -25,8 +29,8 @@ CAUGHT_BY = {
 @pytest.mark.parametrize("twin", sorted(CAUGHT_BY))
 def test_the_contract_catches_the_twin(twin: str, tmp_path: Path) -> None:
     rule, extra = CAUGHT_BY[twin]
-    settings = RunSettings(max_examples=200, seed=1, only=(rule,), shrink_seconds=2.0,
-                           reproducers=tmp_path, **extra)  # type: ignore[arg-type]
+    settings = RunSettings(max_examples=50, seed=1, only=(rule,), max_length=400,
+                           shrink_seconds=0.5, reproducers=tmp_path, **extra)  # type: ignore[arg-type]
     result = run(f"{TWINS}:{twin}", settings)
     assert rule in [r.id for r in result.violated], [(r.id, r.status) for r in result.results]
 
@@ -34,6 +38,7 @@ def test_the_contract_catches_the_twin(twin: str, tmp_path: Path) -> None:
 def test_the_classic_header_loop_breaks_several_rules() -> None:
     """Seed 004: oversized first chunk, empty chunk, body re-chunked, header-only doc dropped."""
     result = run(f"{TWINS}:header_classic_step", RunSettings(
-        max_examples=200, seed=1, shrink_seconds=1.0, reproducers=None,
+        max_examples=50, seed=1, max_length=400, shrink_seconds=0.5, reproducers=None,
         only=("cap_respected", "non_empty", "ordered", "no_lost_text")))
-    assert {r.id for r in result.violated} == {"cap_respected", "non_empty", "ordered", "no_lost_text"}
+    caught = {r.id for r in result.violated}
+    assert caught == {"cap_respected", "non_empty", "ordered", "no_lost_text"}

@@ -15,8 +15,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from reference_chunkers import header, markdown, recursive  # noqa: E402
-from reference_chunkers.spans import check_config, finalise  # noqa: E402
+from reference_chunkers import header, markdown, recursive
+from reference_chunkers.spans import check_config, finalise
 
 Chunks = list[dict[str, Any]]
 
@@ -68,7 +68,10 @@ def markdown_crlf_blind(document: str, *, max_size: int, overlap: int = 0) -> Ch
     check_config(max_size, overlap)
     starts, _ = markdown.sections(document)
     ends = [*starts[1:], len(document)]
-    spans = (c for lo, hi in zip(starts, ends) for c in recursive.cuts(document, max_size, overlap, lo, hi))
+    spans = (
+        cut for lo, hi in zip(starts, ends)
+        for cut in recursive.cuts(document, max_size, overlap, lo, hi)
+    )
     return list(finalise(document, spans))
 
 

@@ -146,6 +146,7 @@ def test_shrinks_to_one_cell() -> None:
     assert book == {"sheets": {"Sheet1": {"A1": 0}}}
 
 
+@pytest.mark.slow
 def test_shrinks_the_over_claim_trap_to_two_cells() -> None:
     def trap(book: dict[str, Any]) -> bool:
         cells = book["sheets"].get(next(iter(book["sheets"])), {})

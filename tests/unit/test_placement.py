@@ -30,7 +30,7 @@ from contract.placement import (
 from tests.unit.helpers import accepts, bare, case, rejects, utf8_len, violations
 
 #: Examples per property; raise it (``PLACEMENT_EXAMPLES=20000``) for a long soundness hunt.
-EXAMPLES = int(os.environ.get("PLACEMENT_EXAMPLES", "200"))
+EXAMPLES = int(os.environ.get("PLACEMENT_EXAMPLES", "150"))
 PROPERTY = settings(max_examples=EXAMPLES, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
