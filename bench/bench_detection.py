@@ -26,6 +26,7 @@ The table replaces the "## Detection" section of bench/RESULTS.md (other section
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import platform
@@ -34,7 +35,6 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -114,10 +114,8 @@ def search(target: str, invariant: str, generator: str, the_seed: int, examples:
                 out.seconds = time.perf_counter() - started
                 raise _Stop
 
-        try:
+        with contextlib.suppress(_Stop):
             probe()
-        except _Stop:
-            pass
         out.hangs = session.hangs
     if not out.found:
         out.seconds = time.perf_counter() - started
@@ -200,7 +198,8 @@ def table(rows: list[Row], seeds: list[int], examples: int, elapsed: float,
             if searches:
                 totals[gen][0] += sum(s.found for s in searches)
                 totals[gen][1] += len(searches)
-    always = {gen: sum(1 for r in rows if r.results.get(gen) and all(s.found for s in r.results[gen]))
+    always = {gen: sum(1 for r in rows
+                       if r.results.get(gen) and all(s.found for s in r.results[gen]))
               for gen in totals}
     never = {gen: [r.name for r in rows if r.results.get(gen)
                    and not any(s.found for s in r.results[gen])] for gen in totals}
@@ -213,6 +212,11 @@ def table(rows: list[Row], seeds: list[int], examples: int, elapsed: float,
         "",
         "Never found by the contract's generators: "
         + (", ".join(f"`{n}`" for n in never["contract"]) or "none") + ".",
+        "",
+        "Found by the contract's generators on some seeds only: "
+        + (", ".join(f"`{r.name}` ({_cell(r.results['contract'])[0]})" for r in rows
+                     if r.name not in never["contract"]
+                     and not all(s.found for s in r.results["contract"])) or "none") + ".",
         "",
         "Never found by the naive baseline: "
         + (", ".join(f"`{n}`" for n in never["naive"]) or "none") + ".",
@@ -231,7 +235,8 @@ def write_section(text: str, path: Path = RESULTS) -> None:
     else:
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
                    len(lines))
-        new = "".join(lines[:start]) + text + ("\n" + "".join(lines[end:]) if end < len(lines) else "")
+        tail = "\n" + "".join(lines[end:]) if end < len(lines) else ""
+        new = "".join(lines[:start]) + text + tail
     tmp = path.with_suffix(".md.tmp")
     tmp.write_text(new if new.endswith("\n") else new + "\n", encoding="utf-8")
     tmp.replace(path)

@@ -177,16 +177,22 @@ def _coerce_field(index: int, name: str, value: Any) -> Any:
         if not isinstance(value, str):
             raise ChunkTypeError(f"chunk[{index}].{name} is {value!r}, expected a str")
         return str(value)
-    # section: a heading path
-    bad = ChunkTypeError(f"chunk[{index}].section is {value!r}, expected a list of str")
-    if isinstance(value, (str, bytes, Mapping)):
-        raise bad
-    try:
-        parts = list(value)
-    except TypeError:
-        raise bad from None
-    if not all(isinstance(s, str) for s in parts):
-        raise bad
+    return _coerce_section(index, value)
+
+
+def _coerce_section(index: int, value: Any) -> list[str]:
+    """A heading path: any iterable of str (read once), never a str, bytes or mapping."""
+    parts: list[Any] | None = None
+    if not isinstance(value, (str, bytes, Mapping)):
+        try:
+            parts = list(value)
+        except TypeError:
+            parts = None
+    if parts is None or not all(isinstance(s, str) for s in parts):
+        # The message is built only here: repr() of a big section on every chunk is quadratic.
+        shown = repr(value)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        raise ChunkTypeError(f"chunk[{index}].section is {shown}, expected a list of str")
     return [str(s) for s in parts]
 
 

@@ -30,7 +30,15 @@ from reference_chunkers.spans import check_config, finalise, keep
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?=[ \t]|\r?$)(.*)", re.MULTILINE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
-_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+
+
+def _without_closing(title: str) -> str:
+    """The heading text without its optional closing ``#``s (no regex: a backtracking pattern
+    went quadratic on long runs of tabs)."""
+    bare = title.rstrip("#")
+    if bare == title or (bare and bare[-1] not in " \t"):
+        return title  # no closing sequence, or "#" glued to the text ("C#")
+    return bare.strip()
 
 
 def fenced(text: str) -> list[int]:
@@ -58,7 +66,7 @@ def headings(text: str) -> list[tuple[int, int, str]]:
     out = []
     for match in _HEADING.finditer(text):
         if bisect.bisect_right(fences, match.start()) % 2 == 0:
-            title = _CLOSING.sub("", match.group(2).strip()).strip()
+            title = _without_closing(match.group(2).strip())
             out.append((match.start(), len(match.group(1)), title))
     return out
 

@@ -9,6 +9,7 @@ a parent/child hierarchy. :data:`CORRECT` lists their attribute names.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -87,7 +88,8 @@ def bare_trimmed_windows(document: str, *, max_size: int, overlap: int) -> list[
 _SEPARATORS = ("\n\n", "\n", " ", "")
 
 
-def _pieces(text: str, start: int, end: int, max_size: int, seps: tuple[str, ...]) -> list[tuple[int, int]]:
+def _pieces(text: str, start: int, end: int, max_size: int,
+            seps: tuple[str, ...]) -> list[tuple[int, int]]:
     """Spans tiling ``[start, end)``, each at most ``max_size``, cut just after separators."""
     if end - start <= max_size:
         return [(start, end)]
@@ -255,7 +257,8 @@ def lf_normalised(document: str, *, max_size: int, overlap: int) -> list[dict[st
     _check(max_size, overlap)
     text = document.replace("\r\n", "\n")
     line = _Lines(text)
-    return [{"text": text[s:e], "start": s, "end": e, "line_start": line(s), "line_end": line(e - 1)}
+    return [{"text": text[s:e], "start": s, "end": e,
+             "line_start": line(s), "line_end": line(e - 1)}
             for s, e in _windows(text, max_size, overlap)]
 
 
@@ -323,7 +326,7 @@ class MarkdownSections:
         bounds.append(len(document))
         line = _Lines(document)
         out: list[Piece] = []
-        for a, b in zip(bounds, bounds[1:]):
+        for a, b in itertools.pairwise(bounds):
             out.extend(self._section(document, a, b, max_size, overlap, line))
         return out
 
@@ -338,7 +341,8 @@ class MarkdownSections:
                 return
             first = k
             last = k
-            while last + 1 < len(clusters) and clusters[last + 1][1] - clusters[first][0] <= max_size:
+            while (last + 1 < len(clusters)
+                   and clusters[last + 1][1] - clusters[first][0] <= max_size):
                 last += 1
             stop = last
             while stop > first and text[clusters[stop][0]:clusters[stop][1]].isspace():

@@ -344,7 +344,7 @@ def test_correct_on_periodic_text(name: str) -> None:
         for doc in PERIODIC:
             for config in CONFIGS:
                 for v in session.observe(doc, config).violations:
-                    failures.append(f"{ascii(doc[:30])}... {config.describe()}: {v}")
+                    failures.append(f"{doc[:30]!a}... {config.describe()}: {v}")
     assert not failures, "\n".join(failures[:10])
 
 

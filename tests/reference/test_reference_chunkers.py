@@ -292,3 +292,13 @@ def test_grapheme_keeps_a_cluster_that_starts_with_a_space() -> None:
     document = "x \u0301y"  # " \u0301" is one cluster
     chunks = grapheme.split(document, max_size=2, overlap=0)
     assert [c["text"] for c in chunks] == ["x", " \u0301", "y"]
+
+
+def test_markdown_heading_with_long_tab_run_keeps_its_title() -> None:
+    """Fuzzing found a backtracking closing-# regex on such headings (quadratic time)."""
+    from reference_chunkers.markdown import split as markdown_split
+
+    document = "# a" + "\t" * 20_000 + "b ##\nbody\n"
+    chunks = markdown_split(document, max_size=50, overlap=0)
+    assert chunks[-1]["section"] == ["a" + "\t" * 20_000 + "b"]
+    assert chunks[-1]["text"].endswith("body")

@@ -22,7 +22,7 @@ Chunks = list[dict[str, Any]]
 
 
 def recursive_overlap_on_top(document: str, *, max_size: int, overlap: int = 0) -> Chunks:
-    """Seed 002: cores fill the whole cap and the overlap is prepended on top -> cap_respected."""
+    """Seed 002: a full cap of new text, with the overlap prepended on top -> cap_respected."""
     check_config(max_size, overlap)
     return list(finalise(document, recursive.cuts(document, max_size + overlap, overlap)))
 
