@@ -10,7 +10,7 @@ from typing import Any
 
 from contract import reproducers
 from contract.execution import Observation, Session
-from contract.model import Config
+from contract.model import Config, Violation
 from contract.plugins import Plugin, TargetError, load
 from contract.registry import registry
 from contract.reporting.json_report import report_json
@@ -115,6 +115,8 @@ def replay(saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: i
     print(f"replaying {saved.invariant} on {saved.target} with {saved.config.describe()}")
     print(f"    document = {ascii(saved.document) if isinstance(saved.document, str) else saved.document}")
     still = seen.of(saved.invariant)
+    if saved.invariant == "deterministic" and not still and seen.records and isinstance(saved.document, str):
+        still = _fresh_interpreter_differs(saved, seen.records, limit)
     others = [v for v in seen.violations if v.invariant != saved.invariant]
     for violation in still + others:
         print(f"    [{violation.invariant}] {violation.message.splitlines()[0]}")
@@ -135,3 +137,18 @@ def _replay_scaling(session: Session, saved: reproducers.Reproducer, limit: floa
         print(f"    {violation.message}")
     print("STILL FAILS: scales_linearly" if found else "FIXED: scales_linearly holds")
     return 1 if found else 0
+
+
+def _fresh_interpreter_differs(saved: reproducers.Reproducer, records: list[dict[str, Any]],
+                               limit: float) -> list[Violation]:
+    """``deterministic`` across interpreters (see contract.crossrun) for one saved input."""
+    from contract import crossrun
+
+    answer = crossrun.fresh_chunks(saved.target, [(saved.document, saved.config)], timeout=limit)
+    if answer is None or answer[1][0] is None:
+        return []
+    difference = crossrun.first_difference(records, answer[1][0])
+    if difference is None:
+        return []
+    return [Violation("deterministic", f"a fresh interpreter (PYTHONHASHSEED={answer[0]}) "
+                                       f"chunked it differently: {difference}")]

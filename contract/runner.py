@@ -19,7 +19,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
-from contract import database, reproducers, scaling
+from contract import crossrun, database, reproducers, scaling
 from contract.execution import Observation, Session
 from contract.minimize import minimize
 from contract.model import Config, Violation
@@ -167,14 +167,15 @@ def run(target: str | Plugin | Any, run_settings: RunSettings | None = None,
         explored = _explore(session, strategy, config, the_seed, emit, known)
         if "scales_linearly" in active:
             _measure_scaling(session, explored, emit)
+        if "deterministic" in active and "deterministic" not in explored.first:
+            _fresh_interpreter(plugin, session, explored)
         examples = explored.examples
         findings = {
             rule: _shrink(session, strategy, config, the_seed, rule, explored, emit)
-            for rule in explored.first if rule != "scales_linearly"
+            for rule in explored.first if rule not in explored.unshrunk
         }
-    if "scales_linearly" in explored.first:
-        findings["scales_linearly"] = _counterexample(
-            "scales_linearly", explored.first["scales_linearly"], shrunk=False)
+    for rule in explored.unshrunk:
+        findings[rule] = _counterexample(rule, explored.first[rule], shrunk=False)
     for found in findings.values():
         _save(plugin, config, the_seed, found)
     results = _verdicts(plugin, chosen, active, examples, explored.exercised, findings)
@@ -221,6 +222,10 @@ class _Explored:
     #: Every explored input -> its observation if it violated something, else None. The
     #: shrinking replays answer from here, so they never call the plugin on a known input.
     seen: dict[tuple[str, Config], Observation | None] = field(default_factory=dict)
+    #: Clean observations with chunks, re-chunked in a fresh interpreter (contract.crossrun).
+    samples: list[Observation] = field(default_factory=list)
+    #: Findings no Hypothesis search can replay (scaling probes, the fresh interpreter).
+    unshrunk: set[str] = field(default_factory=set)
 
 
 def _key(case: tuple[Any, Config]) -> tuple[str, Config]:
@@ -254,6 +259,9 @@ def _explore(session: Session, strategy: st.SearchStrategy[tuple[Any, Config]],
         found.seen[_key(case)] = seen if seen.violations else None
         for violation in seen.violations:
             found.first.setdefault(violation.invariant, seen)
+        if not seen.violations and seen.records and isinstance(case[0], str) \
+                and len(found.samples) < crossrun.SAMPLES:
+            found.samples.append(seen)
         if found.examples % step == 0:
             emit(Progress(found.examples, config.max_examples, tuple(found.first)))
 
@@ -271,6 +279,30 @@ def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> N
         family = found[0].message.split(":")[0]
         document = scaling.FAMILIES[family](scaling.SIZES[0])
         explored.first["scales_linearly"] = Observation(document, scaling.CONFIG, found)
+        explored.unshrunk.add("scales_linearly")
+
+
+def _fresh_interpreter(plugin: Plugin, session: Session, explored: _Explored) -> None:
+    """Re-chunk a few clean inputs in a new interpreter with another hash seed."""
+    samples = explored.samples
+    if not samples:
+        return
+    answer = crossrun.fresh_chunks(plugin.target, [(s.document, s.config) for s in samples],
+                                   timeout=session.timeout)
+    if answer is None:
+        return  # the target cannot be loaded by name in a new interpreter: no verdict
+    hash_seed, fresh = answer
+    for sample, records in zip(samples, fresh):
+        difference = None if records is None else crossrun.first_difference(
+            sample.records or [], records)
+        if difference:
+            message = (f"a fresh interpreter (PYTHONHASHSEED={hash_seed}) chunked the same input "
+                       f"differently: {difference} (hash() or set order in the output?)")
+            explored.first["deterministic"] = Observation(
+                sample.document, sample.config, [Violation("deterministic", message)],
+                sample.records)
+            explored.unshrunk.add("deterministic")
+            return
 
 
 class _Violated(Exception):

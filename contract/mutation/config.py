@@ -50,11 +50,11 @@ class Budget:
     killed by what it does, never by how busy the machine was.
     """
 
-    max_examples: int = 60
+    max_examples: int = 100
     seed: int = 20240611
     timeout: float = 2.0
     memory_mb: int = 512
-    max_length: int = 600
+    max_length: int = 2000
     skip: tuple[str, ...] = ("scales_linearly",)
     #: Generous: exploration must not be cut short by a loaded machine (mutmut's own timeout
     #: bounds the whole test).
@@ -75,6 +75,10 @@ class Budget:
 
 
 DEFAULT_BUDGET = Budget()
+#: JSON ``{"file": triage file, "display": {path: shown path}}``: survivors triaged equivalent
+#: or allowed in that file are not re-run (their test passes at once). Set by the driver
+#: unless ``--recheck``.
+TRIAGE_ENV = "CHUNK_CONTRACT_MUTATION_TRIAGE"
 #: Overrides the budget's example count in the kill tests (set by ``--max-examples``).
 EXAMPLES_ENV = "CHUNK_CONTRACT_MUTATION_EXAMPLES"
 
@@ -108,7 +112,6 @@ class MutmutSettings:
             "source_paths": list(self.source_paths),
             "also_copy": list(self.also_copy),
             "pytest_add_cli_args_test_selection": list(self.tests),
-            "pytest_add_cli_args": ["-p", "no:cacheprovider", "-p", "no:randomly"],
             "timeout_multiplier": self.timeout_multiplier,
             "debug": False,
         }

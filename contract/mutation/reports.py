@@ -19,11 +19,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from contract.mutation.results import INVALID, Mutant, RunData
+from contract.mutation.results import DETECTED, INVALID, Mutant, RunData
 from contract.mutation.triage import Entry, Triage, entry_toml
 
 #: Score bands of the Stryker thresholds (and of the colours in the reports).
 HIGH, LOW = 90, 75
+#: Triage verdicts that leave a survivor out of the score (it cannot, or must not, be killed).
+EXCLUDED = ("equivalent", "allowed")
+STATUSES = ("Killed", "Survived", "Timeout", "NoCoverage", "CompileError", "RuntimeError",
+            "Ignored", "Pending")
 _VIEWER = "vendor/mutation-test-elements.js"
 
 
@@ -38,6 +42,8 @@ class Report:
     fail_under: float | None = None
     #: Whether an untriaged survivor fails the report (the reference chunkers' gate).
     require_triage: bool = True
+    #: Sentences shown under the score (e.g. what the unmutated chunker already violates).
+    notes: list[str] = field(default_factory=list)
 
     def display(self, mutant: Mutant) -> str:
         """The path a reader knows the mutant's file by."""
@@ -58,18 +64,38 @@ class Report:
     def stale(self) -> list[Entry]:
         return self.triage.stale((m, self.display(m)) for m in self.survivors)
 
-    @property
-    def score(self) -> float | None:
-        return self.data.score()
+    def status(self, mutant: Mutant) -> str:
+        """The mutant's Stryker status after triage: a survivor triaged ``equivalent`` or
+        ``allowed`` is Ignored (as Stryker marks mutants disabled with a reason)."""
+        if mutant.status in ("Survived", "NoCoverage"):
+            entry = self.entry(mutant)
+            if entry is not None and entry.verdict in EXCLUDED:
+                return "Ignored"
+        return mutant.status
+
+    def counts(self, path: str | None = None) -> dict[str, int]:
+        """Stryker statuses after triage (of one file, or of all)."""
+        found = dict.fromkeys(STATUSES, 0)
+        for mutant in self.data.mutants:
+            if path is None or mutant.path == path:
+                found[self.status(mutant)] += 1
+        return found
+
+    def score(self, path: str | None = None) -> float | None:
+        """Detected / (mutants tested, less those triaged equivalent or allowed), in percent:
+        the textbook mutation score, which leaves equivalent mutants out."""
+        return _score(self.counts(path))
+
+    def raw_score(self, path: str | None = None) -> float | None:
+        """Detected / mutants tested, every survivor counted (mutmut's own number)."""
+        sub = self.data if path is None else RunData({path: self.data.files[path]})
+        return sub.score()
 
     @property
     def passed(self) -> bool:
         """No untriaged survivor, and the score is not under ``fail_under``."""
-        low = self.fail_under is not None and (self.score or 0.0) < self.fail_under
+        low = self.fail_under is not None and (self.score() or 0.0) < self.fail_under
         return not (self.require_triage and self.untriaged) and not low
-
-    def counts(self) -> dict[str, int]:
-        return self.data.counts()
 
     def verdict_counts(self) -> dict[str, int]:
         found: dict[str, int] = {}
@@ -95,8 +121,8 @@ def stryker(report: Report) -> dict[str, Any]:
                 "replacement": m.replacement,
                 "location": {"start": {"line": m.start.line, "column": m.start.column},
                              "end": {"line": m.end.line, "column": m.end.column}},
-                "status": m.status,
-                "description": f"{m.function}: {m.change}",
+                "status": report.status(m),
+                "description": f"{m.function}: {m.change} (mutmut: {m.mutmut_status})",
                 "static": False,
             }
             reason = _status_reason(report, m)
@@ -129,7 +155,8 @@ def _status_reason(report: Report, mutant: Mutant) -> str:
     entry = report.entry(mutant)
     if entry is None:
         return "not triaged: add it to the triage file, or strengthen the contract"
-    return f"{entry.verdict}: {entry.reason}"
+    rerun = "" if mutant.rerun else " (triaged, so not re-run; --recheck re-runs it)"
+    return f"{entry.verdict}: {entry.reason}{rerun}"
 
 
 def _version(package: str) -> str:
@@ -146,23 +173,22 @@ def _version(package: str) -> str:
 
 def markdown(report: Report, *, max_diffs: int = 60) -> str:
     """A summary for CI job pages (``$GITHUB_STEP_SUMMARY``): score, counts, survivors."""
-    c = report.counts()
-    lines = [f"## Mutation testing: {report.title}", ""]
-    lines.append(f"**{_score_text(report.score)}** {_badge(report)} · {len(report.data.mutants)} "
-                 f"mutants: {c['Killed']} killed, {c['Timeout']} timed out, {c['Survived']} "
-                 f"survived, {c['NoCoverage']} not covered"
-                 + (f", {sum(c[s] for s in INVALID)} not run" if any(c[s] for s in INVALID) else ""))
+    lines = [f"## Mutation testing: {report.title}", "", f"**{_score_text(report.score())}** "
+             f"{_badge(report)} · {summary_line(report)}"]
     if report.fail_under is not None:
         lines.append(f"(the gate: a score of at least {report.fail_under:g}% and every survivor "
                      f"triaged)")
-    lines += ["", "| file | mutants | killed | timeout | survived | no coverage | score |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
+    for note in [*report.notes, rerun_note(report)]:
+        if note:
+            lines += ["", note]
+    lines += ["", "| file | mutants | killed | timeout | survived | equivalent | no coverage "
+              "| score | raw score |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for path, source_file in report.data.files.items():
-        sub = RunData({path: source_file})
-        k = sub.counts()
+        k = report.counts(path)
         lines.append(f"| `{report.data.display.get(path, path)}` | {len(source_file.mutants)} | "
-                     f"{k['Killed']} | {k['Timeout']} | {k['Survived']} | {k['NoCoverage']} | "
-                     f"{_score_text(sub.score(), short=True)} |")
+                     f"{k['Killed']} | {k['Timeout']} | {k['Survived']} | {k['Ignored']} | "
+                     f"{k['NoCoverage']} | {_score_text(report.score(path), short=True)} | "
+                     f"{_score_text(report.raw_score(path), short=True)} |")
     verdicts = report.verdict_counts()
     lines += ["", f"### Surviving mutants: {len(report.survivors)}"]
     if report.survivors:
@@ -201,6 +227,32 @@ def _markdown_mutant(report: Report, m: Mutant, *, open_: bool) -> list[str]:
             f"`{_one_line(m.change)}`{verdict}", "", "```diff", m.diff.rstrip(), "```", ""]
 
 
+def summary_line(report: Report) -> str:
+    """``1066 mutants: 990 killed, ...`` with the raw score, in one line."""
+    c = report.counts()
+    invalid = sum(c[s] for s in INVALID if s != "Ignored")
+    return (f"{len(report.data.mutants)} mutants: {c['Killed']} killed, {c['Timeout']} timed "
+            f"out, {c['Survived']} survived, {c['Ignored']} survived but triaged equivalent, "
+            f"{c['NoCoverage']} not covered" + (f", {invalid} not run" if invalid else "")
+            + f" (raw score, every survivor counted: "
+            f"{_score_text(report.raw_score(), short=True)})")
+
+
+def rerun_note(report: Report) -> str:
+    """A sentence on the triaged survivors that were not re-run, or ""."""
+    n = sum(1 for m in report.survivors if not m.rerun)
+    if not n:
+        return ""
+    return (f"{n} survivor(s) triaged equivalent or allowed were not re-run this time (their "
+            "verdict stands until the triage file changes; --recheck re-runs them).")
+
+
+def _score(counts: Mapping[str, int]) -> float | None:
+    detected = sum(counts[s] for s in DETECTED)
+    valid = sum(n for s, n in counts.items() if s not in INVALID)
+    return 100.0 * detected / valid if valid else None
+
+
 def _score_text(score: float | None, *, short: bool = False) -> str:
     if score is None:
         return "n/a" if short else "no mutant tested"
@@ -220,18 +272,18 @@ def _one_line(text: str) -> str:
 
 def html_page(report: Report) -> str:
     """One self-contained HTML page: the score, the survivors' diffs, and the source viewer."""
-    c = report.counts()
-    score = report.score
-    band = "none" if score is None else "high" if score >= HIGH else "mid" if score >= LOW else "low"
+    score = report.score()
+    band = ("none" if score is None else "high" if score >= HIGH else "mid" if score >= LOW
+            else "low")
     rows = []
     for path, source_file in report.data.files.items():
-        sub = RunData({path: source_file})
-        k = sub.counts()
+        k = report.counts(path)
         rows.append(
             f"<tr><td><code>{_e(report.data.display.get(path, path))}</code></td>"
             f"<td>{len(source_file.mutants)}</td><td>{k['Killed']}</td><td>{k['Timeout']}</td>"
-            f"<td>{k['Survived']}</td><td>{k['NoCoverage']}</td>"
-            f"<td>{_e(_score_text(sub.score(), short=True))}</td></tr>")
+            f"<td>{k['Survived']}</td><td>{k['Ignored']}</td><td>{k['NoCoverage']}</td>"
+            f"<td>{_e(_score_text(report.score(path), short=True))}</td>"
+            f"<td>{_e(_score_text(report.raw_score(path), short=True))}</td></tr>")
     survivors = []
     for m in sorted(report.survivors, key=lambda m: (report.entry(m) is not None,
                                                      report.display(m), m.start.line)):
@@ -259,13 +311,15 @@ def html_page(report: Report) -> str:
 <body>
 <h1>Mutation testing: {_e(report.title)}</h1>
 <p class="score {band}">{_e(_score_text(score))} <span class="gate">{_badge(report)}</span></p>
-<p>{len(report.data.mutants)} mutants: {c['Killed']} killed, {c['Timeout']} timed out,
-{c['Survived']} survived, {c['NoCoverage']} not covered{_invalid_text(c)}.
-A mutant is <em>killed</em> when the contract, run on the mutated chunker, reports a violation
-the original does not have; a <em>survivor</em> is a change to the chunker that no invariant
-noticed.</p>
+<p>{_e(summary_line(report))}. {_e(rerun_note(report))}</p>
+{''.join(f"<p>{_e(note)}</p>" for note in report.notes)}
+<p>A mutant is <em>killed</em> when the contract, run on the mutated chunker, reports a
+violation the original does not have; a <em>survivor</em> is a change to the chunker that no
+invariant noticed. The score leaves out survivors triaged <em>equivalent</em> (no input tells
+them apart) or <em>allowed</em> (SPEC permits both outputs); the raw score counts them.</p>
 <table><thead><tr><th>file</th><th>mutants</th><th>killed</th><th>timeout</th><th>survived</th>
-<th>no coverage</th><th>score</th></tr></thead><tbody>{''.join(rows)}</tbody></table>
+<th>equivalent</th><th>no coverage</th><th>score</th><th>raw score</th></tr></thead>
+<tbody>{''.join(rows)}</tbody></table>
 <h2>Surviving mutants ({len(report.survivors)}{': ' + _e(verdicts) if verdicts else ''})</h2>
 {''.join(survivors) or '<p>None: the contract caught every mutant.</p>'}
 <h2>Sources</h2>
@@ -276,11 +330,6 @@ viewer (Apache-2.0), with no network access.</p>
 <script>document.querySelector("mutation-test-report-app").report = {data};</script>
 </body></html>
 """
-
-
-def _invalid_text(counts: Mapping[str, int]) -> str:
-    n = sum(counts[s] for s in INVALID)
-    return f", {n} not run" if n else ""
 
 
 def _viewer_script() -> str:
@@ -323,7 +372,8 @@ details.mutant summary{cursor:pointer}.status{color:#cf222e;font-weight:600}
 .verdict{font-weight:600;padding:0 .3rem;border-radius:4px}.verdict.equivalent{background:#dafbe1}
 .verdict.allowed{background:#ddf4ff}.verdict.hole{background:#fff8c5}
 .verdict.untriaged{background:#ffebe9;color:#cf222e}.id{color:#656d76;font-size:.85em;margin:0}
-pre.diff{background:#f6f8fa;padding:.5rem;overflow-x:auto}.diff .add{background:#dafbe1;display:block}
+pre.diff{background:#f6f8fa;padding:.5rem;overflow-x:auto}
+.diff .add{background:#dafbe1;display:block}
 .diff .del{background:#ffebe9;display:block}.diff .hunk{color:#8250df;display:block}
 .diff .ctx{display:block}
 """

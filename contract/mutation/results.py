@@ -77,6 +77,8 @@ class Mutant:
     #: For a killed mutant: the invariant that caught it (from the kill test's note).
     killed_by: str | None = None
     kill_message: str = ""
+    #: False for a survivor whose test passed at once because it is triaged (not re-run).
+    rerun: bool = True
 
     @property
     def number(self) -> int:
@@ -85,7 +87,8 @@ class Mutant:
     @property
     def change(self) -> str:
         """A one-line description: ``'+' -> '-'``."""
-        return f"{_squash(self.original) or '(nothing)'} -> {_squash(self.replacement) or '(nothing)'}"
+        before = _squash(self.original) or "(nothing)"
+        return f"{before} -> {_squash(self.replacement) or '(nothing)'}"
 
 
 @dataclass
@@ -149,42 +152,52 @@ def load(project: Path | str, sources: Iterable[str] | None = None,
         source = (root / rel).read_text("utf-8")
         generated = (mutants_dir / rel).read_text("utf-8")
         durations = meta.get("durations_by_key", {})
-        found = read_mutants(rel, source, generated, codes, durations)
+        found = read_mutants(rel, source, generated, codes, durations,
+                             label=(display or {}).get(rel, rel))
         files[rel] = SourceFile(rel, source, [_with_kill_note(m, mutants_dir / KILLS_DIR)
                                               for m in found])
     return RunData(files, dict(display or {}))
 
 
 def _with_kill_note(mutant: Mutant, folder: Path) -> Mutant:
-    if mutant.status != "Killed":
+    """Add what the kill test noted (contract.mutation.suite): the killing invariant, or that
+    a triaged survivor was not re-run."""
+    if mutant.status not in ("Killed", "Survived"):
         return mutant
     try:
         note = json.loads((folder / f"{mutant.name}.json").read_text("utf-8"))
     except (OSError, ValueError):
         return mutant
-    if not isinstance(note, dict) or not isinstance(note.get("invariant"), str):
+    if not isinstance(note, dict):
+        return mutant
+    if mutant.status == "Survived":
+        return replace(mutant, rerun=False) if note.get("skipped") else mutant
+    if not isinstance(note.get("invariant"), str):
         return mutant
     return replace(mutant, killed_by=note["invariant"], kill_message=str(note.get("message", "")))
 
 
 def read_mutants(path: str, source: str, generated: str, codes: Mapping[str, int | None],
-                 durations: Mapping[str, float] | None = None) -> list[Mutant]:
-    """The mutants of one file, from its source, mutmut's generated file and exit codes."""
-    functions = _functions(generated)
+                 durations: Mapping[str, float] | None = None, *,
+                 label: str | None = None) -> list[Mutant]:
+    """The mutants of one file, from its source, mutmut's generated file and exit codes
+    (``label``: the file's name in the diffs, default ``path``)."""
+    functions = _generated_functions(generated)
     originals = _functions(source)
     out = []
     for name, code in codes.items():
         word = MUTMUT_STATUS.get(code, "suspicious")
         out.append(describe(path, source, name, word, functions, originals,
-                            (durations or {}).get(name)))
+                            (durations or {}).get(name), label=label))
     out.sort(key=lambda m: (m.start.line, m.start.column, m.number))
     return out
 
 
 def describe(path: str, source: str, name: str, word: str,
              generated: Mapping[str, str], originals: Mapping[str, tuple[int, str]],
-             duration: float | None = None) -> Mutant:
+             duration: float | None = None, *, label: str | None = None) -> Mutant:
     """One mutant, located in ``source``."""
+    label = label or path
     mangled, _, _ = name.rpartition(".")[2].partition("__mutmut_")
     function = _function_name(mangled)
     generated_name = name.rpartition(".")[2]
@@ -204,7 +217,7 @@ def describe(path: str, source: str, name: str, word: str,
         # the generated copy is not the verbatim original (should not happen): whole function
         return Mutant(name, path, function, status, word, Position(first_line, 1),
                       Position(first_line + original_text.count("\n"), 1), "", "", "", "",
-                      _diff(path, source, source), "Unknown", duration)
+                      _diff(label, source, source), "Unknown", duration)
     lo, hi_before, hi_after = _changed_region(before, after)
     offset = _offset_of_line(source, first_line)
     start, end = offset + lo, offset + hi_before
@@ -218,7 +231,7 @@ def describe(path: str, source: str, name: str, word: str,
         original=before[lo:hi_before], replacement=after[lo:hi_after],
         line_before=_strip_lines(source[line_lo:line_hi]),
         line_after=_strip_lines(mutated[line_lo:line_hi_after]),
-        diff=_diff(path, source, mutated),
+        diff=_diff(label, source, mutated),
         mutator=classify(before[lo:hi_before], after[lo:hi_after]),
         duration=duration,
     )
@@ -231,11 +244,14 @@ def _function_name(mangled: str) -> str:
     return mangled.removeprefix("x_")
 
 
-def _functions(text: str) -> dict[str, tuple[int, str]] | dict[str, str]:
-    """Top-level functions and methods of ``text``: qualified name -> (first line, source).
+def _generated_functions(text: str) -> dict[str, str]:
+    """The functions of mutmut's generated file by their generated names (``x_f__mutmut_3``,
+    ``xǁCǁm__mutmut_orig``): their source from the ``def`` on."""
+    return {name.rpartition(".")[2]: chunk for name, (_, chunk) in _functions(text).items()}
 
-    Applied to mutmut's generated file the first line is dropped (only the text is needed).
-    """
+
+def _functions(text: str) -> dict[str, tuple[int, str]]:
+    """Top-level functions and methods of ``text``: ``f`` or ``C.m`` -> (def line, source)."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -254,8 +270,6 @@ def _functions(text: str) -> dict[str, tuple[int, str]] | dict[str, str]:
                 visit(node.body, node.name + ".")
 
     visit(tree.body, "")
-    if "__mutmut_" in text:  # a generated file: mutmut names its copies x_f / xǁCǁm
-        return {name.rpartition(".")[2]: chunk for name, (_, chunk) in found.items()}
     return found
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -34,6 +35,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from contract.mutation import reports, results, triage
 from contract.mutation.config import (
@@ -44,6 +46,7 @@ from contract.mutation.config import (
     KILLS_DIR,
     REFERENCE_MUTMUT,
     REPORT_DIR,
+    TRIAGE_ENV,
     WORK_DIR,
     Budget,
     MutmutSettings,
@@ -111,6 +114,9 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"examples per mutant (default {DEFAULT_BUDGET.max_examples})")
     parser.add_argument("--fresh", action="store_true",
                         help="forget mutmut's cached results and test every mutant again")
+    parser.add_argument("--recheck", action="store_true",
+                        help="re-run the survivors the triage file marks equivalent or allowed "
+                             "too (by default their test passes at once), to find stale entries")
     parser.add_argument("--report-only", action="store_true",
                         help="do not run mutmut; rebuild the reports from the last run")
     return parser
@@ -121,6 +127,7 @@ def _main(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-children must be at least 1, got {args.max_children}")
     budget = DEFAULT_BUDGET
     os.environ.pop(EXAMPLES_ENV, None)
+    os.environ.pop(TRIAGE_ENV, None)
     if args.max_examples is not None:
         if args.max_examples < 1:
             raise UsageError(f"--max-examples must be at least 1, got {args.max_examples}")
@@ -139,13 +146,15 @@ def _reference(args: argparse.Namespace, budget: Budget) -> int:
     if budget != DEFAULT_BUDGET:  # the kill tests read it (contract.mutation.config.budget)
         os.environ[EXAMPLES_ENV] = str(budget.max_examples)
     started = time.monotonic()
+    baseline = args.baseline or BASELINE
     if not args.report_only:
-        _reset_if_changed(root, budget, fresh=args.fresh)
+        skip = _skip_triaged(baseline, {}, args.recheck)
+        _reset_if_changed(root, budget, fresh=args.fresh, extra=skip)
         _run_mutmut(root, args.max_children)
     sources = [str(p.relative_to(root).as_posix()) for src in settings.source_paths
                for p in sorted((root / src).rglob("*.py"))]
     report = reports.Report(
-        results.load(root, sources), triage.load(args.baseline or BASELINE),
+        results.load(root, sources), triage.load(baseline),
         title=", ".join(settings.source_paths),
         config=_config(budget, settings, ["the reference chunkers"]),
         fail_under=90.0 if args.fail_under is None else args.fail_under,
@@ -167,11 +176,21 @@ def _project_settings(root: Path) -> MutmutSettings:
     return replace(REFERENCE_MUTMUT, source_paths=tuple(table.get("source_paths", ())))
 
 
-def _reset_if_changed(root: Path, budget: Budget, *, fresh: bool) -> None:
-    """Drop mutmut's cache when the test suite changed: mutmut only sees the mutated files."""
+def _skip_triaged(baseline: Path | None, display: dict[str, str], recheck: bool) -> str:
+    """Tell the kill tests which triage file's equivalent survivors not to re-run."""
+    if recheck or baseline is None or not baseline.is_file():
+        return "recheck"
+    triage.load(baseline)  # a broken triage file is a usage error now, not a failed run later
+    os.environ[TRIAGE_ENV] = json.dumps({"file": str(baseline.resolve()), "display": display})
+    return baseline.read_text("utf-8")
+
+
+def _reset_if_changed(root: Path, budget: Budget, *, fresh: bool, extra: str = "") -> None:
+    """Drop mutmut's cache when the test suite changed: mutmut only sees the mutated files
+    (not the contract, the kill tests, the budget or the triage file, which decide verdicts)."""
     mutants = root / "mutants"
     mark = root / _FINGERPRINT
-    now = _fingerprint(root, budget)
+    now = _fingerprint(root, budget, extra)
     if mutants.exists() and (fresh or not mark.is_file() or mark.read_text() != now):
         print("mutation: the contract, the kill tests or the budget changed since the last run "
               "(or --fresh): testing every mutant again", flush=True)
@@ -180,9 +199,10 @@ def _reset_if_changed(root: Path, budget: Budget, *, fresh: bool) -> None:
     mark.write_text(now)
 
 
-def _fingerprint(root: Path, budget: Budget) -> str:
+def _fingerprint(root: Path, budget: Budget, extra: str = "") -> str:
     digest = hashlib.sha256()
     digest.update(repr(asdict(budget)).encode())
+    digest.update(extra.encode())
     for folder in ("contract", "tests/mutation"):
         for path in sorted((root / folder).rglob("*.py")):
             digest.update(str(path.relative_to(root)).encode())
@@ -207,16 +227,24 @@ def _third_party(args: argparse.Namespace, budget: Budget) -> int:
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{target.display}")
     work = WORK_DIR / slug
     started = time.monotonic()
+    source = f"{PACKAGE}/{target.file.name}"
+    notes = []
     if not args.report_only:
         expected = {t.spec: _expected_violations(t, budget) for t in targets}
+        for spec, violated in expected.items():
+            if violated:
+                notes.append(
+                    f"The unmutated {spec} already violates {', '.join(violated)}: a mutant "
+                    "that only breaks those again cannot be caught, so survivors gather "
+                    "around the code behind those violations.")
         _scratch_project(work, targets, expected, budget)
+        _skip_triaged(args.baseline, {source: target.display}, args.recheck)
         _run_mutmut(work, args.max_children)
-    source = f"{PACKAGE}/{target.file.name}"
     report = reports.Report(
         results.load(work, [source], display={source: target.display}),
         triage.load(args.baseline), title=", ".join(args.targets),
         config=_config(budget, None, list(args.targets)),
-        fail_under=args.fail_under, require_triage=args.baseline is not None,
+        fail_under=args.fail_under, require_triage=args.baseline is not None, notes=notes,
     )
     return _finish(report, args.report_dir or REPORT_DIR / slug, started, args.report_only)
 
@@ -284,8 +312,8 @@ def _scratch_project(work: Path, targets: list[Target], expected: dict[str, list
     tests.mkdir()
     (tests / "conftest.py").write_text(_CONFTEST)
     (tests / "test_contract_kills.py").write_text(_kill_module(targets, expected, budget))
-    settings = MutmutSettings(source_paths=(f"{PACKAGE}/",), tests=("tests/test_contract_kills.py",),
-                              also_copy=("contract/",))
+    settings = MutmutSettings(source_paths=(f"{PACKAGE}/",),
+                              tests=("tests/test_contract_kills.py",), also_copy=("contract/",))
     (work / "pyproject.toml").write_text(
         "# Generated by python -m contract.mutation: a scratch project, safe to delete.\n\n"
         + settings.toml()
@@ -357,7 +385,7 @@ def _run_mutmut(project: Path, max_children: int) -> None:
         raise UsageError(f"mutmut failed (exit {process.returncode}); its last lines:\n{tail}")
 
 
-def _relay(stream: object, started: float, every: float = 15.0) -> list[str]:
+def _relay(stream: Any, started: float, every: float = 15.0) -> list[str]:
     """Print mutmut's output: whole lines at once, its in-place status line now and then."""
     lines: list[str] = []
     pending = b""
@@ -391,7 +419,8 @@ def _relay(stream: object, started: float, every: float = 15.0) -> list[str]:
 # ----------------------------------------------------------------------------- reports
 
 
-def _config(budget: Budget, settings: MutmutSettings | None, targets: list[str]) -> dict[str, object]:
+def _config(budget: Budget, settings: MutmutSettings | None,
+            targets: list[str]) -> dict[str, object]:
     out: dict[str, object] = {"targets": targets, "budget": asdict(budget)}
     if settings is not None:
         out["mutmut"] = settings.table()
@@ -407,12 +436,10 @@ def _finish(report: reports.Report, folder: Path, started: float, report_only: b
     if summary:
         with open(summary, "a", encoding="utf-8") as handle:
             handle.write(paths["markdown"].read_text("utf-8") + "\n")
-    counts = report.counts()
-    score = report.score
+    score = report.score()
     print()
-    print(f"mutation score: {'n/a' if score is None else f'{score:.1f}%'} of "
-          f"{len(report.data.mutants)} mutants ({counts['Killed']} killed, {counts['Timeout']} "
-          f"timed out, {counts['Survived']} survived, {counts['NoCoverage']} not covered)")
+    print(f"mutation score: {'n/a' if score is None else f'{score:.1f}%'}; "
+          f"{reports.summary_line(report)}")
     verdicts = report.verdict_counts()
     if verdicts:
         print("survivors: " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())))
@@ -423,6 +450,10 @@ def _finish(report: reports.Report, folder: Path, started: float, report_only: b
         print(f"  ... and {len(report.untriaged) - 20} more (see the reports)")
     if report.stale:
         print(f"note: {len(report.stale)} triage entries match no survivor any more")
+    not_rerun = sum(1 for m in report.survivors if not m.rerun)
+    if not_rerun:
+        print(f"note: {not_rerun} survivors triaged equivalent or allowed were not re-run "
+              "(--recheck re-runs them and finds entries the contract now kills)")
     if not report_only:
         print(f"time: {time.monotonic() - started:.0f} s")
     for kind, path in paths.items():

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from contract.mutation.config import KILLS_DIR, MUTANT_ENV, Budget, mutant_phase
+from contract.mutation.config import KILLS_DIR, MUTANT_ENV, TRIAGE_ENV, Budget, mutant_phase
 from contract.mutation.config import budget as current_budget
 
 #: The Hypothesis profile loaded under mutmut.
@@ -78,19 +78,64 @@ def check(target: str, expected: frozenset[str] = frozenset(),
     phase = mutant_phase()
     if phase is not None:
         _require_mutated_copy(target)
+    if phase == "stats":
+        triaged_mutants()  # computed once here; every mutant's process inherits it (fork)
+    if phase == "mutant" and os.environ.get(MUTANT_ENV, "") in triaged_mutants():
+        _note(target, {"skipped": "triaged"})
+        return  # triaged equivalent or allowed: not re-run (``--recheck`` re-runs it)
     _warm_up(plugin)
     settings = budget.run_settings(skip=tuple(sorted(expected)))
     if phase == "stats":
         probe(plugin, settings)
     try:
-        result = run(plugin, settings, on_event=_stop_on_new_violation(expected))
+        try:
+            result = run(plugin, settings, on_event=_stop_on_new_violation(expected))
+        except _Stop as stop:
+            raise MutantDetected(f"{target}: {stop.args[0]}", stop.invariant,
+                                 stop.examples) from None
         new = sorted({r.id for r in result.violated} - expected)
         if new:
             raise MutantDetected(_describe(target, result, new), new[0])
     except MutantDetected as killed:
         if phase == "mutant":
-            _note_kill(target, killed)
+            _note(target, {"invariant": killed.invariant, "examples": killed.examples,
+                           "message": str(killed).splitlines()[0][:300]})
         raise
+
+
+_TRIAGED: frozenset[str] | None = None
+
+
+def triaged_mutants() -> frozenset[str]:
+    """This run's mutants that the triage file marks equivalent or allowed (``TRIAGE_ENV``).
+
+    Computed once, in mutmut's stats phase, which runs in mutmut's main process: the process
+    of every mutant is forked from it and inherits the answer, so no mutant pays for it.
+    """
+    global _TRIAGED
+    if _TRIAGED is None:
+        _TRIAGED = _read_triaged()
+    return _TRIAGED
+
+
+def _read_triaged() -> frozenset[str]:
+    raw = os.environ.get(TRIAGE_ENV, "")
+    if not raw:
+        return frozenset()
+    from contract.mutation import results, triage
+    from contract.mutation.reports import EXCLUDED
+
+    spec = json.loads(raw)
+    found = triage.load(spec["file"])
+    if not found.entries:
+        return frozenset()
+    data = results.load(Path.cwd().parent, display=spec.get("display") or {})  # cwd: mutants/
+    names = set()
+    for mutant in data.mutants:
+        entry = found.find(mutant, data.display.get(mutant.path, mutant.path))
+        if entry is not None and entry.verdict in EXCLUDED:
+            names.add(mutant.name)
+    return frozenset(names)
 
 
 def _warm_up(plugin: Any) -> None:
@@ -100,6 +145,16 @@ def _warm_up(plugin: Any) -> None:
         from contract.workbook import build
 
         build({"sheets": {"Sheet1": {"A1": "x", "B2": {"value": 1, "style": "fill"}}}})
+
+
+class _Stop(BaseException):
+    """Ends a run from its listener. A BaseException, so that Hypothesis (inside which the
+    runner emits Progress) lets it through at once instead of replaying the example."""
+
+    def __init__(self, message: str, invariant: str, examples: int | None = None) -> None:
+        super().__init__(message)
+        self.invariant = invariant
+        self.examples = examples
 
 
 def _stop_on_new_violation(expected: frozenset[str]) -> Callable[[Any], None]:
@@ -114,27 +169,24 @@ def _stop_on_new_violation(expected: frozenset[str]) -> Callable[[Any], None]:
         if isinstance(event, Progress):
             new = sorted(set(event.violated) - expected)
             if new:
-                raise MutantDetected(
-                    f"violated {', '.join(new)} after {event.examples} examples", new[0],
-                    event.examples)
+                raise _Stop(f"violated {', '.join(new)} after {event.examples} examples",
+                            new[0], event.examples)
         elif isinstance(event, Shrinking) and event.invariant not in expected:
-            raise MutantDetected(f"violated {event.invariant}", event.invariant)
+            raise _Stop(f"violated {event.invariant}", event.invariant)
 
     return listen
 
 
-def _note_kill(target: str, killed: MutantDetected) -> None:
-    """Leave a note of which invariant killed this mutant, for the reports (best effort)."""
+def _note(target: str, note: dict[str, Any]) -> None:
+    """Leave a note on this mutant for the reports: which invariant killed it, or that it was
+    not re-run (best effort; mutmut itself records only the exit code)."""
     name = os.environ.get(MUTANT_ENV, "")
     if not name or "/" in name:
         return
     try:
         folder = Path(KILLS_DIR)
         folder.mkdir(exist_ok=True)
-        (folder / f"{name}.json").write_text(json.dumps({
-            "target": target, "invariant": killed.invariant, "examples": killed.examples,
-            "message": str(killed).splitlines()[0][:300],
-        }), "utf-8")
+        (folder / f"{name}.json").write_text(json.dumps({"target": target, **note}), "utf-8")
     except OSError:
         pass
 
@@ -248,7 +300,7 @@ def _drain_hits() -> list[tuple[str, str | None]]:
         from mutmut.state import state
     except ImportError:
         return []
-    hits = [(name, None) for name in sorted(state()._stats)]
+    hits: list[tuple[str, str | None]] = [(name, None) for name in sorted(state()._stats)]
     for name, callers in state().function_dependencies.items():
         hits.extend((name, caller) for caller in sorted(callers))
     state()._stats.clear()

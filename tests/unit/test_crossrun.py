@@ -1,0 +1,32 @@
+"""deterministic across interpreters: hash()-based output differs under another hash seed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from contract.crossrun import first_difference, fresh_chunks
+from contract.model import Config
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES = [("alpha beta gamma delta", Config(6, 0))]
+
+
+def test_hash_based_ids_differ_between_interpreters() -> None:
+    target = f"{ROOT / 'tests' / 'defects' / 'chunkers.py'}:hash_ids"
+    first = fresh_chunks(target, CASES, timeout=5, hash_seed=1)
+    second = fresh_chunks(target, CASES, timeout=5, hash_seed=2)
+    assert first is not None and second is not None
+    difference = first_difference(first[1][0], second[1][0])
+    assert difference is not None and ".id was" in difference
+
+
+def test_deterministic_chunker_is_the_same_in_every_interpreter() -> None:
+    target = f"{ROOT / 'reference_chunkers' / 'fixed.py'}:split"
+    first = fresh_chunks(target, CASES, timeout=5, hash_seed=1)
+    second = fresh_chunks(target, CASES, timeout=5, hash_seed=2)
+    assert first is not None and second is not None
+    assert first_difference(first[1][0], second[1][0]) is None
+
+
+def test_unloadable_target_gives_no_verdict() -> None:
+    assert fresh_chunks("no/such/file.py:split", CASES, timeout=5) is None
