@@ -16,14 +16,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from contract import execution  # noqa: E402
-from contract.execution import Session  # noqa: E402
-from contract.model import Config  # noqa: E402
-from contract.parallel import run_parallel  # noqa: E402
-from contract.plugins import load  # noqa: E402
-from contract.registry import registry  # noqa: E402
-from contract.runner import RunSettings, run  # noqa: E402
-from contract.worker import Outcome  # noqa: E402
+from contract import execution
+from contract.execution import Session
+from contract.model import Config
+from contract.parallel import run_parallel
+from contract.plugins import load
+from contract.registry import registry
+from contract.runner import RunSettings, run
+from contract.worker import Outcome
 
 HERE = Path(__file__).resolve().parent
 FIXED = str(HERE.parent / "reference_chunkers" / "fixed.py") + ":split"
@@ -57,8 +57,9 @@ class InlineWorker:
 
 
 def examples_per_second(isolated: bool, examples: int = 400) -> float:
-    settings = RunSettings(max_examples=examples, seed=1, reproducers=None,
-                           skip=("scales_linearly",))
+    settings = RunSettings(
+        max_examples=examples, seed=1, reproducers=None, skip=("scales_linearly",)
+    )
     original = execution.Worker
     if not isolated:
         execution.Worker = InlineWorker  # type: ignore[assignment,misc]
@@ -110,8 +111,9 @@ def placement_seconds(size: int) -> float:
 
 
 def parallel_speedup(examples: int = 400) -> float:
-    settings = RunSettings(max_examples=examples, seed=3, reproducers=None,
-                           skip=("scales_linearly",))
+    settings = RunSettings(
+        max_examples=examples, seed=3, reproducers=None, skip=("scales_linearly",)
+    )
     rates = []
     for jobs in (1, 2):
         started = time.perf_counter()
@@ -123,22 +125,40 @@ def parallel_speedup(examples: int = 400) -> float:
 def main() -> None:
     rows: list[tuple[str, str, str]] = []
     isolated, inline = examples_per_second(True), examples_per_second(False)
-    rows.append(("isolation cost (in-process ex/s ÷ worker ex/s)",
-                 f"{inline / isolated:.2f}x", f"{isolated:.0f} vs {inline:.0f} examples/s"))
+    rows.append(
+        (
+            "isolation cost (in-process ex/s ÷ worker ex/s)",
+            f"{inline / isolated:.2f}x",
+            f"{isolated:.0f} vs {inline:.0f} examples/s",
+        )
+    )
     for size in (1_000_000, 10_000_000):
         chunking, checking = check_cost(size)
-        rows.append((f"checks ÷ chunking, {size // 1_000_000} MB", f"{checking / chunking:.2f}",
-                     f"check {checking:.2f} s, chunk {chunking:.2f} s"))
+        rows.append(
+            (
+                f"checks ÷ chunking, {size // 1_000_000} MB",
+                f"{checking / chunking:.2f}",
+                f"check {checking:.2f} s, chunk {chunking:.2f} s",
+            )
+        )
     small, large = placement_seconds(1_000_000), placement_seconds(10_000_000)
-    rows.append(("placement 10 MB ÷ 1 MB (linear: about 10)", f"{large / small:.1f}",
-                 f"{small:.2f} s, {large:.2f} s"))
+    rows.append(
+        (
+            "placement 10 MB ÷ 1 MB (linear: about 10)",
+            f"{large / small:.1f}",
+            f"{small:.2f} s, {large:.2f} s",
+        )
+    )
     rows.append(("-n 2 ÷ -n 1 examples/s", f"{parallel_speedup():.2f}x", "trivial chunker"))
     width = max(len(r[0]) for r in rows)
     table = "\n".join(f"| {a:<{width}} | {b:>8} | {c} |" for a, b, c in rows)
-    header = f"| {'measure':<{width}} | {'ratio':>8} | figures |\n|{'-' * (width + 2)}|{'-' * 10}|---|"
+    header = (
+        f"| {'measure':<{width}} | {'ratio':>8} | figures |\n|{'-' * (width + 2)}|{'-' * 10}|---|"
+    )
     print(header + "\n" + table)
     (HERE / "RESULTS-core.md").write_text(
-        "## Core (bench/bench_core.py)\n\n" + header + "\n" + table + "\n", encoding="utf-8")
+        "## Core (bench/bench_core.py)\n\n" + header + "\n" + table + "\n", encoding="utf-8"
+    )
 
 
 if __name__ == "__main__":

@@ -45,18 +45,29 @@ def fuzz(target: str, seconds: float, scratch: Path) -> dict:
     summary = scratch / f"{name}.json"
     seeds = ROOT / "fuzz" / "corpus" / Path(target.partition(":")[0]).stem
     command = [
-        sys.executable, str(ROOT / "fuzz" / "harness.py"), target, "--seconds", str(seconds),
-        "--corpus", str(scratch / name / "corpus"),
-        "--artifacts", str(scratch / name / "artifacts"),
-        "--reproducers", str(scratch / name / "reproducers"),
-        "--log", str(scratch / f"{name}.log"),
-        "--summary-json", str(summary), "--quiet",
+        sys.executable,
+        str(ROOT / "fuzz" / "harness.py"),
+        target,
+        "--seconds",
+        str(seconds),
+        "--corpus",
+        str(scratch / name / "corpus"),
+        "--artifacts",
+        str(scratch / name / "artifacts"),
+        "--reproducers",
+        str(scratch / name / "reproducers"),
+        "--log",
+        str(scratch / f"{name}.log"),
+        "--summary-json",
+        str(summary),
+        "--quiet",
         *(["--seeds", str(seeds)] if seeds.is_dir() else []),
     ]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     if done.returncode not in (0, 1) or not summary.is_file():
-        raise SystemExit(f"{target}: the harness failed ({done.returncode}):\n"
-                         f"{done.stderr[-2000:]}")
+        raise SystemExit(
+            f"{target}: the harness failed ({done.returncode}):\n{done.stderr[-2000:]}"
+        )
     return json.loads(summary.read_text())
 
 
@@ -87,8 +98,10 @@ def section(rows: list[tuple[str, dict]], seconds: float, loads: tuple[float, fl
         found = ", ".join(sorted({f["invariant"] for f in s["findings"] if f["confirmed"]}))
         shaky = sorted({f["kind"] for f in s["findings"] if not f["confirmed"]})
         found = (found or "none") + (f" (unconfirmed: {', '.join(shaky)})" if shaky else "")
-        lines.append(f"| `{target}` | {s['execs']:,} | {s['exec_per_sec']:,.0f} | {per_cpu:,.0f} "
-                     f"| {s['coverage']} | {s['corpus']} | {found} |")
+        lines.append(
+            f"| `{target}` | {s['execs']:,} | {s['exec_per_sec']:,.0f} | {per_cpu:,.0f} "
+            f"| {s['coverage']} | {s['corpus']} | {found} |"
+        )
     lines += [
         "",
         "`tests/cli/plugins.py:slices` is a few lines of slicing (bare-string windows; the "
@@ -125,8 +138,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as scratch:
         for target in targets:
             result = fuzz(target, args.seconds, Path(scratch))
-            print(f"{target:<55} {result['execs']:>9,} execs {result['exec_per_sec']:>7,.0f}/s "
-                  f"cov {result['coverage']:>4}  findings {len(result['findings'])}", flush=True)
+            print(
+                f"{target:<55} {result['execs']:>9,} execs {result['exec_per_sec']:>7,.0f}/s "
+                f"cov {result['coverage']:>4}  findings {len(result['findings'])}",
+                flush=True,
+            )
             rows.append((target, result))
     text = section(rows, args.seconds, (before, os.getloadavg()[0]))
     if not args.no_write:

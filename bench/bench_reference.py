@@ -34,12 +34,61 @@ CHUNKERS: dict[str, Callable[..., list[Any]]] = {
 }
 
 WORDS = (
-    "the", "chunk", "document", "retrieval", "embedding", "vector", "index", "query", "model",
-    "split", "overlap", "size", "cap", "pipeline", "token", "sentence", "paragraph", "section",
-    "heading", "search", "answer", "context", "window", "budget", "offset", "line", "byte",
-    "character", "cluster", "boundary", "header", "body", "table", "code", "block", "list",
-    "item", "a", "of", "to", "in", "is", "and", "for", "with", "on", "by", "from", "as",
-    "that", "this", "it", "be", "are", "was",
+    "the",
+    "chunk",
+    "document",
+    "retrieval",
+    "embedding",
+    "vector",
+    "index",
+    "query",
+    "model",
+    "split",
+    "overlap",
+    "size",
+    "cap",
+    "pipeline",
+    "token",
+    "sentence",
+    "paragraph",
+    "section",
+    "heading",
+    "search",
+    "answer",
+    "context",
+    "window",
+    "budget",
+    "offset",
+    "line",
+    "byte",
+    "character",
+    "cluster",
+    "boundary",
+    "header",
+    "body",
+    "table",
+    "code",
+    "block",
+    "list",
+    "item",
+    "a",
+    "of",
+    "to",
+    "in",
+    "is",
+    "and",
+    "for",
+    "with",
+    "on",
+    "by",
+    "from",
+    "as",
+    "that",
+    "this",
+    "it",
+    "be",
+    "are",
+    "was",
 )
 EXTRAS = ("café", "naïve", "Zürich", "—", "数据", "🚀", "e.g.", "3.14", "U.S.", "“quoted”")
 CODE = (
@@ -73,8 +122,10 @@ def _block(rng: random.Random) -> str:
         return "```python\n" + "\n".join(body) + "\n```"
     if kind < 0.9:
         return "\n".join("- " + _sentence(rng) for _ in range(rng.randint(2, 6)))
-    rows = [f'  {{"id": {i}, "name": "{rng.choice(WORDS)}", "size": {rng.randint(1, 999)}}}'
-            for i in range(rng.randint(2, 8))]
+    rows = [
+        f'  {{"id": {i}, "name": "{rng.choice(WORDS)}", "size": {rng.randint(1, 999)}}}'
+        for i in range(rng.randint(2, 8))
+    ]
     return "[\n" + ",\n".join(rows) + "\n]"
 
 
@@ -110,7 +161,8 @@ def main() -> None:
     docs = {mb: document(mb * 1_000_000) for mb in sizes}
     print(f"best of {args.repeat}; wall-clock and CPU seconds; max_size=1000, overlap=100")
     head = f"{'chunker':<27}" + "".join(
-        f"{f'{mb}MB wall':>11}{f'{mb}MB cpu':>10}{'chunks':>8}" for mb in sizes)
+        f"{f'{mb}MB wall':>11}{f'{mb}MB cpu':>10}{'chunks':>8}" for mb in sizes
+    )
     ratio = len(sizes) >= 2
     print(head + (f"{f'{sizes[-1]}/{sizes[0]} cpu':>12}" if ratio else ""))
     for name, split in CHUNKERS.items():

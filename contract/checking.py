@@ -42,14 +42,23 @@ def read_document(plugin: Plugin, path: str) -> Any:
         raise UsageError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def check_files(plugin: Plugin, files: Sequence[str], config: Config, *, timeout: float,
-                memory_mb: int | None, json_path: str | None) -> int:
+def check_files(
+    plugin: Plugin,
+    files: Sequence[str],
+    config: Config,
+    *,
+    timeout: float,
+    memory_mb: int | None,
+    json_path: str | None,
+) -> int:
     """Check every invariant on each file with ``config``; report like ``run`` does."""
     documents = {path: read_document(plugin, path) for path in files}
     started = time.monotonic()
     first: dict[str, tuple[str, Observation]] = {}
     exercised: set[str] = set()
-    with Session(plugin, timeout=timeout, memory_mb=memory_mb, selected=list(registry())) as session:
+    with Session(
+        plugin, timeout=timeout, memory_mb=memory_mb, selected=list(registry())
+    ) as session:
         active = tuple(r.id for r in session.rules)
         for path, document in documents.items():
             seen = session.observe(document, config)
@@ -65,9 +74,15 @@ def check_files(plugin: Plugin, files: Sequence[str], config: Config, *, timeout
     return 0 if result.passed else 1
 
 
-def _result(plugin: Plugin, count: int, active: tuple[str, ...], exercised: set[str],
-            first: dict[str, tuple[str, Observation]], timeout: float,
-            memory_mb: int | None) -> RunResult:
+def _result(
+    plugin: Plugin,
+    count: int,
+    active: tuple[str, ...],
+    exercised: set[str],
+    first: dict[str, tuple[str, Observation]],
+    timeout: float,
+    memory_mb: int | None,
+) -> RunResult:
     chosen = list(registry())
     results = []
     for rule_id in chosen:
@@ -77,26 +92,55 @@ def _result(plugin: Plugin, count: int, active: tuple[str, ...], exercised: set[
             found.messages = [f"in {path}: {m}" for m in found.messages]
             results.append(InvariantResult(rule_id, "violated", count, found))
         elif rule_id == "scales_linearly" and rule_id in active:
-            results.append(InvariantResult(rule_id, "skipped", 0,
-                                           reason="measured by `run` on generated documents"))
+            results.append(
+                InvariantResult(
+                    rule_id, "skipped", 0, reason="measured by `run` on generated documents"
+                )
+            )
         elif rule_id in active and rule_id in exercised:
             results.append(InvariantResult(rule_id, "passed", count))
         else:
-            results.append(InvariantResult(rule_id, "skipped", 0,
-                                           reason=skip_reason(plugin, rule_id, chosen, active)))
-    return RunResult(plugin.target, plugin.kind, 0, count, results,
-                     settings=RunSettings(timeout=timeout, memory_mb=memory_mb))
+            results.append(
+                InvariantResult(
+                    rule_id, "skipped", 0, reason=skip_reason(plugin, rule_id, chosen, active)
+                )
+            )
+    return RunResult(
+        plugin.target,
+        plugin.kind,
+        0,
+        count,
+        results,
+        settings=RunSettings(timeout=timeout, memory_mb=memory_mb),
+    )
 
 
-def _counterexample(plugin: Plugin, rule_id: str, seen: Observation, timeout: float,
-                    memory_mb: int | None) -> Counterexample:
+def _counterexample(
+    plugin: Plugin, rule_id: str, seen: Observation, timeout: float, memory_mb: int | None
+) -> Counterexample:
     found = seen.of(rule_id)
-    example = Counterexample(rule_id, seen.document, seen.config, [v.message for v in found],
-                             seen.records, offending=sorted({i for v in found for i in v.chunks}))
-    path = reproducers.save(reproducers.Reproducer(
-        target=plugin.target, invariant=rule_id, document=seen.document, config=seen.config,
-        message=example.message, kind=plugin.kind, timeout=timeout, memory_mb=memory_mb,
-        chunks=seen.records), REPRODUCERS)
+    example = Counterexample(
+        rule_id,
+        seen.document,
+        seen.config,
+        [v.message for v in found],
+        seen.records,
+        offending=sorted({i for v in found for i in v.chunks}),
+    )
+    path = reproducers.save(
+        reproducers.Reproducer(
+            target=plugin.target,
+            invariant=rule_id,
+            document=seen.document,
+            config=seen.config,
+            message=example.message,
+            kind=plugin.kind,
+            timeout=timeout,
+            memory_mb=memory_mb,
+            chunks=seen.records,
+        ),
+        REPRODUCERS,
+    )
     example.reproducer = str(path)
     return example
 
@@ -105,17 +149,28 @@ def replay(saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: i
     """Re-run one counterexample: exit 1 if it still violates its invariant, else 0."""
     plugin = load(saved.target)
     if plugin.kind != saved.kind:
-        raise TargetError(f"{saved.target}: is a {plugin.kind} plugin; the reproducer is {saved.kind}")
+        raise TargetError(
+            f"{saved.target}: is a {plugin.kind} plugin; the reproducer is {saved.kind}"
+        )
     limit = timeout or saved.timeout
-    with Session(plugin, timeout=limit, memory_mb=memory_mb or saved.memory_mb,
-                 selected=list(registry())) as session:
+    with Session(
+        plugin, timeout=limit, memory_mb=memory_mb or saved.memory_mb, selected=list(registry())
+    ) as session:
         if saved.invariant == "scales_linearly":
             return _replay_scaling(session, saved, limit)
         seen = session.observe(saved.document, saved.config, timeout=limit)
     print(f"replaying {saved.invariant} on {saved.target} with {saved.config.describe()}")
-    print(f"    document = {ascii(saved.document) if isinstance(saved.document, str) else saved.document}")
+    print(
+        "    document = "
+        + (ascii(saved.document) if isinstance(saved.document, str) else str(saved.document))
+    )
     still = seen.of(saved.invariant)
-    if saved.invariant == "deterministic" and not still and seen.records and isinstance(saved.document, str):
+    if (
+        saved.invariant == "deterministic"
+        and not still
+        and seen.records
+        and isinstance(saved.document, str)
+    ):
         still = _fresh_interpreter_differs(saved, seen.records, limit)
     others = [v for v in seen.violations if v.invariant != saved.invariant]
     for violation in still + others:
@@ -123,8 +178,14 @@ def replay(saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: i
     if still:
         print(f"STILL FAILS: {saved.invariant}")
         return 1
-    print(f"FIXED: {saved.invariant} holds on this input"
-          + (f" (other violations: {', '.join(sorted({v.invariant for v in others}))})" if others else ""))
+    print(
+        f"FIXED: {saved.invariant} holds on this input"
+        + (
+            f" (other violations: {', '.join(sorted({v.invariant for v in others}))})"
+            if others
+            else ""
+        )
+    )
     return 1 if others else 0
 
 
@@ -139,8 +200,9 @@ def _replay_scaling(session: Session, saved: reproducers.Reproducer, limit: floa
     return 1 if found else 0
 
 
-def _fresh_interpreter_differs(saved: reproducers.Reproducer, records: list[dict[str, Any]],
-                               limit: float) -> list[Violation]:
+def _fresh_interpreter_differs(
+    saved: reproducers.Reproducer, records: list[dict[str, Any]], limit: float
+) -> list[Violation]:
     """``deterministic`` across interpreters (see contract.crossrun) for one saved input."""
     from contract import crossrun
 
@@ -150,5 +212,10 @@ def _fresh_interpreter_differs(saved: reproducers.Reproducer, records: list[dict
     difference = crossrun.first_difference(records, answer[1][0])
     if difference is None:
         return []
-    return [Violation("deterministic", f"a fresh interpreter (PYTHONHASHSEED={answer[0]}) "
-                                       f"chunked it differently: {difference}")]
+    return [
+        Violation(
+            "deterministic",
+            f"a fresh interpreter (PYTHONHASHSEED={answer[0]}) "
+            f"chunked it differently: {difference}",
+        )
+    ]

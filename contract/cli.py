@@ -39,6 +39,7 @@ def _positive(kind: type) -> Any:
         if value <= 0:
             raise argparse.ArgumentTypeError(f"must be positive, got {text}")
         return value
+
     return parse
 
 
@@ -48,35 +49,52 @@ def _jobs(text: str) -> int:
     try:
         return jobs_from(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number or 'auto', got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number or 'auto', got {text!r}"
+        ) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="chunk-contract", description="Check a chunker against the contract.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run", help="generate documents and check every invariant")
-    run.add_argument("target", nargs="?",
-                     help="default: the targets of [tool.chunk-contract] in pyproject.toml")
+    run.add_argument(
+        "target", nargs="?", help="default: the targets of [tool.chunk-contract] in pyproject.toml"
+    )
     _reports(run)
     run.add_argument("--junit", metavar="PATH")
     run.add_argument("--sarif", metavar="PATH", help="write a SARIF 2.1.0 log (code scanning)")
     run.add_argument("--markdown", metavar="PATH", help="write a markdown summary (CI page)")
-    run.add_argument("--profile", choices=sorted(PROFILES),
-                     help=f"budgets: {'; '.join(p.describe() for p in PROFILES.values())} "
-                          f"(default ${ENV_VAR}, else pyproject.toml)")
-    run.add_argument("--max-examples", type=_positive(int), default=None,
-                     help="default 200, or the profile's")
+    run.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        help=f"budgets: {'; '.join(p.describe() for p in PROFILES.values())} "
+        f"(default ${ENV_VAR}, else pyproject.toml)",
+    )
+    run.add_argument(
+        "--max-examples", type=_positive(int), default=None, help="default 200, or the profile's"
+    )
     run.add_argument("--seed", type=int)
     _limits(run)
     run.set_defaults(timeout=None, memory_mb=None)  # None: pyproject.toml's, else 2 s / 1024
     run.add_argument("--only", type=_ids, default=(), metavar="ID,...")
     run.add_argument("--skip", type=_ids, default=(), metavar="ID,...")
-    run.add_argument("--reproducers", metavar="DIR", default=None,
-                     help="where counterexamples are saved, and replayed first by the next run "
-                          "(default .chunk-contract/reproducers)")
+    run.add_argument(
+        "--reproducers",
+        metavar="DIR",
+        default=None,
+        help="where counterexamples are saved, and replayed first by the next run "
+        "(default .chunk-contract/reproducers)",
+    )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    run.add_argument("-n", "--jobs", type=_jobs, default=1, metavar="N|auto",
-                     help="split the examples over N processes (auto: one per CPU)")
+    run.add_argument(
+        "-n",
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N|auto",
+        help="split the examples over N processes (auto: one per CPU)",
+    )
     check = sub.add_parser("check", help="check the invariants on your own files")
     check.add_argument("target")
     check.add_argument("files", nargs="+", metavar="FILE")
@@ -103,21 +121,34 @@ def _reports(parser: argparse.ArgumentParser) -> None:
 
 
 def _limits(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
-    parser.add_argument("--timeout", type=_positive(float), default=2.0 if defaults else None,
-                        metavar="SECONDS", help="per-call limit (default 2)")
-    parser.add_argument("--memory-mb", type=_positive(int), default=1024 if defaults else None,
-                        help="worker memory limit above its start size (default 1024)")
+    parser.add_argument(
+        "--timeout",
+        type=_positive(float),
+        default=2.0 if defaults else None,
+        metavar="SECONDS",
+        help="per-call limit (default 2)",
+    )
+    parser.add_argument(
+        "--memory-mb",
+        type=_positive(int),
+        default=1024 if defaults else None,
+        help="worker memory limit above its start size (default 1024)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``chunk-contract`` console script."""
     try:
         args = build_parser().parse_args(argv)
-        handler = {"run": cmd_run, "check": cmd_check, "replay": cmd_replay, "list": cmd_list,
-                   "matrix": cmd_matrix}
+        handler = {
+            "run": cmd_run,
+            "check": cmd_check,
+            "replay": cmd_replay,
+            "list": cmd_list,
+            "matrix": cmd_matrix,
+        }
         return handler[args.command](args)
-    except (UsageError, TargetError, reproducers.ReproducerError, ConfigError,
-            ProfileError) as exc:
+    except (UsageError, TargetError, reproducers.ReproducerError, ConfigError, ProfileError) as exc:
         print(f"chunk-contract: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyError as exc:  # unknown invariant ids from --only / --skip
@@ -146,8 +177,12 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     from contract.runner import RunSettings, run
 
     plugins = [_load(target) for target in args.targets]  # every target resolves, or exit 2
-    settings = RunSettings(max_examples=args.max_examples, seed=args.seed,
-                           timeout=args.timeout, memory_mb=args.memory_mb)
+    settings = RunSettings(
+        max_examples=args.max_examples,
+        seed=args.seed,
+        timeout=args.timeout,
+        memory_mb=args.memory_mb,
+    )
     results = []
     for plugin in plugins:
         result = run(plugin, settings, on_event=ProgressPrinter())
@@ -171,8 +206,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     from contract.checking import check_files
 
     plugin = _load(args.target)
-    return check_files(plugin, args.files, Config(args.max_size, args.overlap),
-                       timeout=args.timeout, memory_mb=args.memory_mb, json_path=args.json)
+    return check_files(
+        plugin,
+        args.files,
+        Config(args.max_size, args.overlap),
+        timeout=args.timeout,
+        memory_mb=args.memory_mb,
+        json_path=args.json,
+    )
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -196,8 +237,10 @@ def cmd_list(args: argparse.Namespace) -> int:
             print(f"{adapter.name:<28} {adapter.distribution:<32} {status:<24} {target}")
         others = sorted(set(registered) - {a.name for a in ADAPTERS})
         for name in others:
-            print(f"{name:<28} {'(third-party plugin)':<32} {'registered':<24} "
-                  f"{registered[name].value}")
+            print(
+                f"{name:<28} {'(third-party plugin)':<32} {'registered':<24} "
+                f"{registered[name].value}"
+            )
         if not all(a.installed for a in ADAPTERS):
             print(f"\nInstall the missing libraries with: pip install '{EXTRA}'")
         return EXIT_PASSED

@@ -97,8 +97,13 @@ class ProjectConfig:
         """Invariant id -> the declared reason it is skipped, for this entry (table, then entry)."""
         return {**self.skip, **entry.skip}
 
-    def settings(self, entry: TargetEntry, profile: Profile | None, *,
-                 overrides: Mapping[str, Any] | None = None) -> RunSettings:
+    def settings(
+        self,
+        entry: TargetEntry,
+        profile: Profile | None,
+        *,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> RunSettings:
         """RunSettings for ``entry``: profile, then table, then entry, then ``overrides``.
 
         ``overrides`` holds explicit values (command-line flags, keyword arguments); None
@@ -160,16 +165,23 @@ def parse(table: Any, path: Path) -> ProjectConfig:
 
         if profile not in PROFILES:
             raise ConfigError(f"{where}: unknown profile {profile!r}; known: {', '.join(PROFILES)}")
-    entries = [_entry(item, f"{where} targets[{i}]")
-               for i, item in enumerate(_list(table.get("targets", []), "targets", where))]
-    entries += [_entry(item, f"{where} target[{i}]")
-                for i, item in enumerate(_list(table.get("target", []), "target", where))]
+    entries = [
+        _entry(item, f"{where} targets[{i}]")
+        for i, item in enumerate(_list(table.get("targets", []), "targets", where))
+    ]
+    entries += [
+        _entry(item, f"{where} target[{i}]")
+        for i, item in enumerate(_list(table.get("target", []), "target", where))
+    ]
     reproducers = table.get("reproducers")
     if reproducers is not None and not isinstance(reproducers, str):
         raise ConfigError(f"{where}: reproducers must be a path (a string)")
     config = ProjectConfig(
-        path=path, targets=tuple(entries), profile=profile,
-        only=_ids(table.get("only", []), "only", where), skip=_skips(table.get("skip", {}), where),
+        path=path,
+        targets=tuple(entries),
+        profile=profile,
+        only=_ids(table.get("only", []), "only", where),
+        skip=_skips(table.get("skip", {}), where),
         budgets=_budgets(table, where),
         reproducers=(path.parent / reproducers) if reproducers is not None else None,
     )
@@ -182,8 +194,10 @@ def _snake(table: dict[str, Any], known: set[str], where: str) -> dict[str, Any]
     for key, value in table.items():
         name = key.replace("-", "_")
         if name not in known:
-            raise ConfigError(f"{where}: unknown key {key!r}; known: "
-                              f"{', '.join(sorted(k.replace('_', '-') for k in known))}")
+            raise ConfigError(
+                f"{where}: unknown key {key!r}; known: "
+                f"{', '.join(sorted(k.replace('_', '-') for k in known))}"
+            )
         out[name] = value
     return out
 
@@ -205,7 +219,8 @@ def _entry(item: Any, where: str) -> TargetEntry:
     return TargetEntry(
         target=_target(item["target"], where),
         only=_ids(item["only"], "only", where) if "only" in item else None,
-        skip=_skips(item.get("skip", {}), where), budgets=_budgets(item, where),
+        skip=_skips(item.get("skip", {}), where),
+        budgets=_budgets(item, where),
     )
 
 
@@ -240,8 +255,9 @@ def _budgets(table: Mapping[str, Any], where: str) -> dict[str, Any]:
         value: Any = table[key]
         typed = isinstance(value, kind) and not isinstance(value, bool)
         if not typed or (key != "seed" and value <= 0):
-            raise ConfigError(f"{where}: {key.replace('_', '-')} must be {description}, "
-                              f"got {value!r}")
+            raise ConfigError(
+                f"{where}: {key.replace('_', '-')} must be {description}, got {value!r}"
+            )
         out[key] = value if kind is int else float(value)
     return out
 
@@ -255,8 +271,9 @@ def _check_ids(config: ProjectConfig, where: str) -> None:
         named += [*(entry.only or ()), *entry.skip]
     unknown = sorted({i for i in named if i not in known})
     if unknown:
-        raise ConfigError(f"{where}: unknown invariant id(s) {', '.join(unknown)}; "
-                          f"known: {', '.join(known)}")
+        raise ConfigError(
+            f"{where}: unknown invariant id(s) {', '.join(unknown)}; known: {', '.join(known)}"
+        )
 
 
 # ----------------------------------------------------------------------------- targets
@@ -288,6 +305,7 @@ def with_reasons(reasons: Mapping[str, str], listener: Any) -> Any:
         if isinstance(event, Finished):
             apply_reasons(event.result, reasons)
         listener(event)
+
     return forward
 
 

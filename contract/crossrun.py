@@ -24,16 +24,26 @@ from contract.model import Config, chunks_from_records
 SAMPLES = 8
 
 
-def fresh_chunks(target: str, cases: Sequence[tuple[str, Config]], *, timeout: float,
-                 hash_seed: int | None = None) -> tuple[int, list[list[dict[str, Any]] | None]] | None:
+def fresh_chunks(
+    target: str,
+    cases: Sequence[tuple[str, Config]],
+    *,
+    timeout: float,
+    hash_seed: int | None = None,
+) -> tuple[int, list[list[dict[str, Any]] | None]] | None:
     """``(hash_seed, records per case)`` from a new interpreter, or None if it could not run."""
     seed = hash_seed if hash_seed is not None else random.randrange(1, 2**31)
     payload = json.dumps([{"document": d, "config": c.as_dict()} for d, c in cases])
     env = {**os.environ, "PYTHONHASHSEED": str(seed)}
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "contract.crossrun", target], input=payload, env=env,
-            capture_output=True, text=True, timeout=10 + timeout * len(cases), check=False,
+            [sys.executable, "-m", "contract.crossrun", target],
+            input=payload,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=10 + timeout * len(cases),
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -51,9 +61,24 @@ def first_difference(before: list[dict[str, Any]], after: list[dict[str, Any]]) 
     if len(a) != len(b):
         return f"{len(a)} chunks, then {len(b)}"
     for x, y in zip(a, b):
-        for name, (p, q) in zip(("text", "start", "end", "start_byte", "end_byte", "line_start",
-                                 "line_end", "section", "id", "parent", "sheet", "range",
-                                 "token_count"), zip(x.comparable(), y.comparable())):
+        for name, (p, q) in zip(
+            (
+                "text",
+                "start",
+                "end",
+                "start_byte",
+                "end_byte",
+                "line_start",
+                "line_end",
+                "section",
+                "id",
+                "parent",
+                "sheet",
+                "range",
+                "token_count",
+            ),
+            zip(x.comparable(), y.comparable()),
+        ):
             if p != q:
                 return f"chunk[{x.index}].{name} was {p!r}, then {q!r}"
     return None
@@ -71,11 +96,12 @@ def _serve(target: str) -> int:
     for case in json.loads(sys.stdin.read()):
         config = case["config"]
         try:
-            result = plugin.split(case["document"], max_size=config["max_size"],
-                                  overlap=config["overlap"])
+            result = plugin.split(
+                case["document"], max_size=config["max_size"], overlap=config["overlap"]
+            )
             records = normalise_chunks(result)
             out.append([{k: v for k, v in r.items() if k != "bare"} for r in records])
-        except Exception:  # noqa: BLE001  (no verdict for a case that fails here)
+        except Exception:
             out.append(None)
     sys.stdout.write(json.dumps(out))
     return 0

@@ -54,6 +54,7 @@ class PluginFailure(Exception):
 
 def serve(plugin: Plugin) -> Callable[[Any], Any]:
     """The function the worker runs: split a document, or count tokens, for ``plugin``."""
+
     def task(request: tuple[Any, ...]) -> Any:
         if request[0] == "count":
             return [_count(plugin, text) for text in request[1]]
@@ -63,13 +64,17 @@ def serve(plugin: Plugin) -> Callable[[Any], Any]:
 
             document = build(document)
         try:
-            return ("chunks", normalise_chunks(plugin.split(document, max_size=max_size, overlap=overlap)))
+            return (
+                "chunks",
+                normalise_chunks(plugin.split(document, max_size=max_size, overlap=overlap)),
+            )
         except MemoryError:
             raise
         except ChunkTypeError as exc:
             return ("wrong_type", str(exc))
         except Exception as exc:
             return ("raised", _exc_name(exc), str(exc), isinstance(exc, REJECTIONS), _trace(exc))
+
     return task
 
 
@@ -92,15 +97,19 @@ def _trace(exc: BaseException) -> str:
 class Session:
     """A plugin behind its worker, ready to be observed on many inputs."""
 
-    def __init__(self, plugin: Plugin, *, timeout: float, memory_mb: int | None,
-                 selected: Iterable[str]) -> None:
+    def __init__(
+        self, plugin: Plugin, *, timeout: float, memory_mb: int | None, selected: Iterable[str]
+    ) -> None:
         self.plugin = plugin
         self.timeout = timeout
         self.memory_mb = memory_mb
         self.worker = Worker(serve(plugin), timeout=timeout, memory_mb=memory_mb)
         rules = registry()
-        self.rules: list[Invariant] = [rules[i] for i in selected if rules[i].applies_to(
-            plugin.kind, plugin.declarations.promises)]
+        self.rules: list[Invariant] = [
+            rules[i]
+            for i in selected
+            if rules[i].applies_to(plugin.kind, plugin.declarations.promises)
+        ]
         self._counts: dict[str, int] = {}
         #: Slowest successful call so far, and how many calls hung: after a hang, later calls
         #: get a timeout scaled to the plugin's real speed, so a hanging plugin cannot make the
@@ -121,8 +130,14 @@ class Session:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def observe(self, document: Any, config: Config, *, only: str | None = None,
-                timeout: float | None = None) -> Observation:
+    def observe(
+        self,
+        document: Any,
+        config: Config,
+        *,
+        only: str | None = None,
+        timeout: float | None = None,
+    ) -> Observation:
         """Call the plugin on ``document`` with ``config`` and check the result."""
         seen = Observation(document, config)
         if only == "config_validation" and config.is_valid:
@@ -143,8 +158,10 @@ class Session:
         return seen
 
     def call(self, document: Any, config: Config, *, timeout: float | None = None) -> list[Chunk]:
-        """The plugin's chunks, or a PluginFailure (or _Rejected for a refused degenerate config)."""
-        outcome = self.worker.call(("split", document, config.max_size, config.overlap), timeout=timeout)
+        """The plugin's chunks, or PluginFailure (_Rejected: a degenerate config refused)."""
+        outcome = self.worker.call(
+            ("split", document, config.max_size, config.overlap), timeout=timeout
+        )
         if outcome.kind == "ok":
             self.slowest = max(self.slowest, outcome.elapsed)
         elif outcome.kind == "timeout":
@@ -157,11 +174,18 @@ class Session:
         _, name, message, rejects, trace = reply
         if rejects and not config.is_valid:
             raise _Rejected()
-        raise PluginFailure(Violation("no_crash", f"raised {name}: {message}".rstrip(": ")
-                                      + f"\n{trace}".rstrip()))
+        raise PluginFailure(
+            Violation("no_crash", f"raised {name}: {message}".rstrip(": ") + f"\n{trace}".rstrip())
+        )
 
-    def _check(self, document: Any, config: Config, chunks: list[Chunk],
-               rules: Sequence[Invariant], exercised: set[str]) -> list[Violation]:
+    def _check(
+        self,
+        document: Any,
+        config: Config,
+        chunks: list[Chunk],
+        rules: Sequence[Invariant],
+        exercised: set[str],
+    ) -> list[Violation]:
         case = self.case(document, config, chunks)
         found: list[Violation] = []
         for rule in rules:
@@ -182,8 +206,15 @@ class Session:
         if decl.kind == "workbook":
             from contract.workbook import non_empty_cells
 
-            return Case(Document(""), config, chunks, decl, self.measure,
-                        raw_document=None, workbook=non_empty_cells(document))
+            return Case(
+                Document(""),
+                config,
+                chunks,
+                decl,
+                self.measure,
+                raw_document=None,
+                workbook=non_empty_cells(document),
+            )
         text = document.replace("\r\n", "\n") if decl.newlines == "lf" else document
         return Case(Document(text), config, chunks, decl, self.measure, raw_document=document)
 
@@ -203,9 +234,13 @@ class Session:
         try:
             return self.call(document, config)
         except PluginFailure as failure:
-            raise PluginFailure(Violation(
-                "deterministic", f"the first call returned chunks; a second on the same input "
-                f"failed: {failure.violation.message.splitlines()[0]}")) from None
+            raise PluginFailure(
+                Violation(
+                    "deterministic",
+                    f"the first call returned chunks; a second on the same input "
+                    f"failed: {failure.violation.message.splitlines()[0]}",
+                )
+            ) from None
 
     def measure(self, text: str) -> int:
         """Size of ``text`` in the plugin's unit (token counts run in the worker, cached)."""
@@ -239,12 +274,18 @@ def _unwrap(outcome: Outcome, memory_mb: int | None) -> Any:
     if outcome.kind == "timeout":
         raise PluginFailure(Violation("terminates", f"{outcome.message}: the call was killed"))
     if outcome.kind == "memory":
-        raise PluginFailure(Violation(
-            "terminates", f"memory grew past the {memory_mb} MiB limit: {outcome.message}".rstrip(": ")))
+        raise PluginFailure(
+            Violation(
+                "terminates",
+                f"memory grew past the {memory_mb} MiB limit: {outcome.message}".rstrip(": "),
+            )
+        )
     if outcome.kind == "crash":
         detail = outcome.detail.strip().removeprefix(outcome.message).strip()
         tail = f"\n{detail[-600:]}" if detail else ""
-        raise PluginFailure(Violation("no_crash", f"the worker process died: {outcome.message}{tail}"))
+        raise PluginFailure(
+            Violation("no_crash", f"the worker process died: {outcome.message}{tail}")
+        )
     # an error outside the plugin's own call (e.g. count_tokens, or an unpicklable result)
     raise PluginFailure(Violation("no_crash", f"{outcome.error_type}: {outcome.message}"))
 

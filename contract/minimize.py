@@ -11,8 +11,9 @@ import time
 from collections.abc import Callable
 
 
-def minimize(document: str, fails: Callable[[str], bool], *, max_calls: int = 400,
-             seconds: float = 5.0) -> str:
+def minimize(
+    document: str, fails: Callable[[str], bool], *, max_calls: int = 400, seconds: float = 5.0
+) -> str:
     """The smallest document found by deleting runs of ``document`` while ``fails`` holds."""
     deadline = time.monotonic() + seconds
     calls = 0
@@ -20,7 +21,7 @@ def minimize(document: str, fails: Callable[[str], bool], *, max_calls: int = 40
     while size >= 1 and calls < max_calls and time.monotonic() < deadline:
         start = 0
         while start < len(document) and calls < max_calls and time.monotonic() < deadline:
-            candidate = document[:start] + document[start + size:]
+            candidate = document[:start] + document[start + size :]
             calls += 1
             if candidate != document and fails(candidate):
                 document = candidate

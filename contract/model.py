@@ -20,8 +20,19 @@ NEWLINES = ("preserve", "lf")
 
 #: Chunk keys of SPEC §4, in report order.
 CHUNK_FIELDS = (
-    "text", "start", "end", "start_byte", "end_byte", "line_start", "line_end",
-    "section", "id", "parent", "sheet", "range", "token_count",
+    "text",
+    "start",
+    "end",
+    "start_byte",
+    "end_byte",
+    "line_start",
+    "line_end",
+    "section",
+    "id",
+    "parent",
+    "sheet",
+    "range",
+    "token_count",
 )
 _INT_FIELDS = ("start", "end", "start_byte", "end_byte", "line_start", "line_end", "token_count")
 _STR_FIELDS = ("text", "id", "parent", "sheet", "range")
@@ -74,7 +85,7 @@ class Declarations:
 
 @dataclass(frozen=True)
 class Chunk:
-    """One chunk as reported by a plugin, normalised to SPEC §4's fields (``None``: not reported)."""
+    """One chunk as a plugin reported it, in SPEC §4's fields (``None``: not reported)."""
 
     index: int
     text: str
@@ -263,7 +274,7 @@ class Document:
             return offset
         checkpoints = self._byte_checkpoints()
         k = bisect.bisect_right(checkpoints, offset) - 1
-        tail = self.data[checkpoints[k]:offset].decode("utf-8", "surrogatepass")
+        tail = self.data[checkpoints[k] : offset].decode("utf-8", "surrogatepass")
         return k * _CHECKPOINT + len(tail)
 
     def char_to_byte(self, offset: int) -> int:
@@ -272,7 +283,7 @@ class Document:
             return offset
         checkpoints = self._byte_checkpoints()
         k = min(offset // _CHECKPOINT, len(checkpoints) - 1)
-        head = self.text[k * _CHECKPOINT:offset]
+        head = self.text[k * _CHECKPOINT : offset]
         return checkpoints[k] + len(head.encode("utf-8", "surrogatepass"))
 
     def _byte_checkpoints(self) -> list[int]:
@@ -280,7 +291,7 @@ class Document:
             out, pos, text = [], 0, self.text
             for k in range(0, len(text) + 1, _CHECKPOINT):
                 out.append(pos)
-                pos += len(text[k:k + _CHECKPOINT].encode("utf-8", "surrogatepass"))
+                pos += len(text[k : k + _CHECKPOINT].encode("utf-8", "surrogatepass"))
             self._checkpoints = out
         return self._checkpoints
 

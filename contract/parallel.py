@@ -19,7 +19,13 @@ from typing import Any
 
 from contract.plugins import Plugin, load
 from contract.runner import (
-    Finished, InvariantResult, Listener, RunResult, RunSettings, Started, run,
+    Finished,
+    InvariantResult,
+    Listener,
+    RunResult,
+    RunSettings,
+    Started,
+    run,
 )
 
 _PLUGIN: Plugin | None = None  # inherited by the forked processes
@@ -40,8 +46,9 @@ def _one(settings: RunSettings) -> RunResult:
     return run(_PLUGIN, settings)
 
 
-def run_parallel(target: str | Plugin | Any, settings: RunSettings, jobs: int,
-                 on_event: Listener | None = None) -> RunResult:
+def run_parallel(
+    target: str | Plugin | Any, settings: RunSettings, jobs: int, on_event: Listener | None = None
+) -> RunResult:
     """Run the contract in ``jobs`` processes and merge the results."""
     global _PLUGIN
     plugin = target if isinstance(target, Plugin) else load(target)
@@ -64,8 +71,9 @@ def run_parallel(target: str | Plugin | Any, settings: RunSettings, jobs: int,
     return merged
 
 
-def merge(results: list[RunResult], *, seed: int, elapsed: float,
-          settings: RunSettings) -> RunResult:
+def merge(
+    results: list[RunResult], *, seed: int, elapsed: float, settings: RunSettings
+) -> RunResult:
     """One result from several runs of the same target."""
     first = results[0]
     verdicts = [_merge_one([r.results[k] for r in results]) for k in range(len(first.results))]

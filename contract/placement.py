@@ -87,8 +87,13 @@ def place_in_order(
 
 
 def _place_one(
-    document: str, text: str, index: int, pin: int | None, low: int,
-    previous: Span | None, accept: Accept | None,
+    document: str,
+    text: str,
+    index: int,
+    pin: int | None,
+    low: int,
+    previous: Span | None,
+    accept: Accept | None,
 ) -> int | None:
     if pin is not None:
         fits = pin >= low and document.startswith(text, pin)
@@ -242,7 +247,7 @@ def _advance(
     if len(out) > MAX_STATES:
         # Keep the extremes: the earliest starts and the furthest ends (the search is cut, so
         # a failure to cover is then inconclusive, never a violation).
-        out, capped = out[: MAX_STATES // 2] + out[-(MAX_STATES // 2):], True
+        out, capped = out[: MAX_STATES // 2] + out[-(MAX_STATES // 2) :], True
     return out, capped, len(candidates)
 
 

@@ -81,7 +81,9 @@ def _load_file(path_text: str, target: str) -> Any:
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
-        raise TargetError(f"{target}: syntax error in {path_text} line {exc.lineno}: {exc.msg}") from None
+        raise TargetError(
+            f"{target}: syntax error in {path_text} line {exc.lineno}: {exc.msg}"
+        ) from None
     except BaseException as exc:
         raise TargetError(f"{target}: loading {path_text} raised {_one_line(exc)}") from None
     return module
@@ -124,13 +126,19 @@ def from_object(obj: Any, *, name: str) -> Plugin:
         try:
             obj = obj()
         except BaseException as exc:
-            raise TargetError(f"{name}: instantiating {obj.__name__}() raised {_one_line(exc)}") from None
+            raise TargetError(
+                f"{name}: instantiating {obj.__name__}() raised {_one_line(exc)}"
+            ) from None
     split = getattr(obj, "split", None)
     if not callable(split):
         if not callable(obj):
-            raise TargetError(f"{name}: {type(obj).__name__} is not callable and has no split method")
+            raise TargetError(
+                f"{name}: {type(obj).__name__} is not callable and has no split method"
+            )
         split = obj
-    return Plugin(target=name, split=split, declarations=declarations(obj, name), count_tokens=_counter(obj))
+    return Plugin(
+        target=name, split=split, declarations=declarations(obj, name), count_tokens=_counter(obj)
+    )
 
 
 def _counter(obj: Any) -> Callable[[str], int] | None:
@@ -142,7 +150,9 @@ def declarations(obj: Any, name: str) -> Declarations:
     """Read and validate ``kind``, ``unit``, ``newlines``, ``promises`` from ``obj``."""
     promises = getattr(obj, "promises", ()) or ()
     if isinstance(promises, str) or not isinstance(promises, Iterable):
-        raise TargetError(f"{name}: promises must be an iterable of invariant ids, got {promises!r}")
+        raise TargetError(
+            f"{name}: promises must be an iterable of invariant ids, got {promises!r}"
+        )
     try:
         found = Declarations(
             kind=getattr(obj, "kind", "text"),
@@ -166,7 +176,9 @@ def _check_promises(promises: frozenset[str], name: str) -> None:
 
 
 def _name_of(obj: Any) -> str:
-    return getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
+    return (
+        getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
+    )
 
 
 def _one_line(exc: BaseException) -> str:

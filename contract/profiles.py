@@ -38,18 +38,38 @@ class Profile:
 
     def describe(self) -> str:
         seed = "seed fixed per target" if self.derandomize else "random seed"
-        return (f"{self.name}: {self.max_examples} examples, {seed}, explore budget "
-                f"{self.explore_seconds:g} s, {self.shrink_seconds:g} s per shrink "
-                f"({self.purpose})")
+        return (
+            f"{self.name}: {self.max_examples} examples, {seed}, explore budget "
+            f"{self.explore_seconds:g} s, {self.shrink_seconds:g} s per shrink "
+            f"({self.purpose})"
+        )
 
 
 PROFILES: dict[str, Profile] = {
-    "dev": Profile("dev", 100, False, 30.0, 10.0,
-                   "fast feedback while editing; a new seed every run finds new inputs"),
-    "ci": Profile("ci", 200, True, 120.0, 20.0,
-                  "a gate that never flickers: same target, same examples, same verdicts"),
-    "nightly": Profile("nightly", 5000, False, 1200.0, 120.0,
-                       "a long search for rare bugs, with more time to shrink them"),
+    "dev": Profile(
+        "dev",
+        100,
+        False,
+        30.0,
+        10.0,
+        "fast feedback while editing; a new seed every run finds new inputs",
+    ),
+    "ci": Profile(
+        "ci",
+        200,
+        True,
+        120.0,
+        20.0,
+        "a gate that never flickers: same target, same examples, same verdicts",
+    ),
+    "nightly": Profile(
+        "nightly",
+        5000,
+        False,
+        1200.0,
+        120.0,
+        "a long search for rare bugs, with more time to shrink them",
+    ),
 }
 
 
@@ -65,8 +85,11 @@ def get(name: str) -> Profile:
         raise ProfileError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}") from None
 
 
-def choose(explicit: str | None = None, declared: str | None = None,
-           environ: Mapping[str, str] | None = None) -> Profile | None:
+def choose(
+    explicit: str | None = None,
+    declared: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Profile | None:
     """The profile in force: ``explicit``, else $CHUNK_CONTRACT_PROFILE, else ``declared``."""
     env = (os.environ if environ is None else environ).get(ENV_VAR, "").strip()
     name = explicit or env or declared
@@ -79,12 +102,25 @@ def stable_seed(target: str) -> int:
 
 
 #: RunSettings fields that pyproject.toml or a caller may set explicitly.
-FIELDS = ("max_examples", "seed", "timeout", "memory_mb", "only", "skip", "explore_seconds",
-          "shrink_seconds", "max_length", "reproducers", "derandomize", "database")
+FIELDS = (
+    "max_examples",
+    "seed",
+    "timeout",
+    "memory_mb",
+    "only",
+    "skip",
+    "explore_seconds",
+    "shrink_seconds",
+    "max_length",
+    "reproducers",
+    "derandomize",
+    "database",
+)
 
 
-def build(profile: Profile | None = None, *, replay_failures: bool = True,
-          **explicit: Any) -> RunSettings:
+def build(
+    profile: Profile | None = None, *, replay_failures: bool = True, **explicit: Any
+) -> RunSettings:
     """RunSettings from a profile, overridden by every ``explicit`` value that is not None.
 
     With ``replay_failures`` (the default) the reproducer folder doubles as the failure
@@ -98,9 +134,13 @@ def build(profile: Profile | None = None, *, replay_failures: bool = True,
         raise TypeError(f"unknown run settings: {', '.join(sorted(unknown))}")
     values: dict[str, Any] = {}
     if profile is not None:
-        values.update(max_examples=profile.max_examples, derandomize=profile.derandomize,
-                      explore_seconds=profile.explore_seconds,
-                      shrink_seconds=profile.shrink_seconds, profile=profile.name)
+        values.update(
+            max_examples=profile.max_examples,
+            derandomize=profile.derandomize,
+            explore_seconds=profile.explore_seconds,
+            shrink_seconds=profile.shrink_seconds,
+            profile=profile.name,
+        )
     values.update({k: v for k, v in explicit.items() if v is not None})
     for key in ("only", "skip"):
         if key in values:

@@ -25,14 +25,19 @@ from contract.plugins import Plugin
 def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The run settings the flags set explicitly (None: not given)."""
     return {
-        "max_examples": args.max_examples, "seed": args.seed, "timeout": args.timeout,
-        "memory_mb": args.memory_mb, "only": tuple(args.only), "skip": tuple(args.skip),
+        "max_examples": args.max_examples,
+        "seed": args.seed,
+        "timeout": args.timeout,
+        "memory_mb": args.memory_mb,
+        "only": tuple(args.only),
+        "skip": tuple(args.skip),
         "reproducers": Path(args.reproducers) if args.reproducers else None,
     }
 
 
-def plan(args: argparse.Namespace,
-         project: ProjectConfig | None = None) -> list[tuple[Plugin, Any, dict[str, str]]]:
+def plan(
+    args: argparse.Namespace, project: ProjectConfig | None = None
+) -> list[tuple[Plugin, Any, dict[str, str]]]:
     """(plugin, RunSettings, skip reasons) for each target this command runs."""
     project = project if project is not None else config_file.find()
     if args.target:
@@ -43,8 +48,10 @@ def plan(args: argparse.Namespace,
         base = project.base
     else:
         where = f" ({project.path} has none)" if project.path else ""
-        raise ConfigError(f"no TARGET given and no targets declared in [tool.chunk-contract] of "
-                          f"a pyproject.toml{where}")
+        raise ConfigError(
+            f"no TARGET given and no targets declared in [tool.chunk-contract] of "
+            f"a pyproject.toml{where}"
+        )
     profile = profiles.choose(args.profile, project.profile)
     overrides = settings_overrides(args)
     jobs = []
@@ -84,8 +91,10 @@ def run_command(args: argparse.Namespace) -> int:
         else:
             results.append(run(plugin, settings, on_event=emit))
     if args.junit:
-        _write_junit(Path(args.junit), [root for r in results
-                                        if (root := junit_tree(r).getroot()) is not None])
+        _write_junit(
+            Path(args.junit),
+            [root for r in results if (root := junit_tree(r).getroot()) is not None],
+        )
     if getattr(args, "sarif", None):
         write_sarif(args.sarif, results, plugins={p.target: p for p, _, _ in jobs})
     if getattr(args, "markdown", None):

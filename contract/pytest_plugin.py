@@ -40,24 +40,59 @@ def _ids(text: str) -> list[str]:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("chunk-contract", "chunk-contract: check chunkers against the contract")
-    group.addoption("--chunk-contract", action="append", default=[], metavar="TARGET",
-                    dest="chunk_contract_targets",
-                    help="add one test per invariant of TARGET (repeatable)")
-    group.addoption("--chunk-contract-declared", action="store_true",
-                    dest="chunk_contract_declared",
-                    help="also test the targets of [tool.chunk-contract] in pyproject.toml")
-    group.addoption("--chunk-contract-profile", choices=sorted(PROFILES), default=None,
-                    dest="chunk_contract_profile",
-                    help=f"budgets: dev, ci (fixed seed) or nightly (default ${ENV_VAR}, "
-                         "else pyproject.toml)")
-    group.addoption("--chunk-contract-max-examples", type=int, default=None, metavar="N",
-                    dest="chunk_contract_max_examples", help="examples per target")
-    group.addoption("--chunk-contract-seed", type=int, default=None, metavar="N",
-                    dest="chunk_contract_seed", help="the run's seed")
-    group.addoption("--chunk-contract-only", type=_ids, default=[], metavar="ID,...",
-                    dest="chunk_contract_only", help="check only these invariants")
-    group.addoption("--chunk-contract-skip", type=_ids, default=[], metavar="ID,...",
-                    dest="chunk_contract_skip", help="do not check these invariants")
+    group.addoption(
+        "--chunk-contract",
+        action="append",
+        default=[],
+        metavar="TARGET",
+        dest="chunk_contract_targets",
+        help="add one test per invariant of TARGET (repeatable)",
+    )
+    group.addoption(
+        "--chunk-contract-declared",
+        action="store_true",
+        dest="chunk_contract_declared",
+        help="also test the targets of [tool.chunk-contract] in pyproject.toml",
+    )
+    group.addoption(
+        "--chunk-contract-profile",
+        choices=sorted(PROFILES),
+        default=None,
+        dest="chunk_contract_profile",
+        help=f"budgets: dev, ci (fixed seed) or nightly (default ${ENV_VAR}, else pyproject.toml)",
+    )
+    group.addoption(
+        "--chunk-contract-max-examples",
+        type=int,
+        default=None,
+        metavar="N",
+        dest="chunk_contract_max_examples",
+        help="examples per target",
+    )
+    group.addoption(
+        "--chunk-contract-seed",
+        type=int,
+        default=None,
+        metavar="N",
+        dest="chunk_contract_seed",
+        help="the run's seed",
+    )
+    group.addoption(
+        "--chunk-contract-only",
+        type=_ids,
+        default=[],
+        metavar="ID,...",
+        dest="chunk_contract_only",
+        help="check only these invariants",
+    )
+    group.addoption(
+        "--chunk-contract-skip",
+        type=_ids,
+        default=[],
+        metavar="ID,...",
+        dest="chunk_contract_skip",
+        help="do not check these invariants",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,8 +100,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect, so they apply to these items too
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     targets = list(config.getoption("chunk_contract_targets") or [])
     if not targets and not config.getoption("chunk_contract_declared"):
         return
@@ -76,8 +112,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     project = testing.project_config(config.rootpath)
     if config.getoption("chunk_contract_declared"):
         if not project.targets:
-            raise pytest.UsageError("chunk-contract: --chunk-contract-declared, but no targets "
-                                    "in [tool.chunk-contract] of pyproject.toml")
+            raise pytest.UsageError(
+                "chunk-contract: --chunk-contract-declared, but no targets "
+                "in [tool.chunk-contract] of pyproject.toml"
+            )
         targets += [e.target for e in project.targets if e.target not in targets]
     only, skip = config.getoption("chunk_contract_only"), config.getoption("chunk_contract_skip")
     try:
@@ -85,29 +123,39 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         profile = profiles.choose(config.getoption("chunk_contract_profile"), project.profile)
     except (KeyError, profiles.ProfileError) as exc:
         raise pytest.UsageError(f"chunk-contract: {exc.args[0]}") from None
-    overrides = {"max_examples": config.getoption("chunk_contract_max_examples"),
-                 "seed": config.getoption("chunk_contract_seed"),
-                 "only": tuple(only), "skip": tuple(skip)}
+    overrides = {
+        "max_examples": config.getoption("chunk_contract_max_examples"),
+        "seed": config.getoption("chunk_contract_seed"),
+        "only": tuple(only),
+        "skip": tuple(skip),
+    }
     base = project.path.parent if project.path is not None else config.rootpath
     for target in dict.fromkeys(targets):
         plugin = testing.resolve(target, base)
         entry = project.entry(target)
         settings = project.settings(entry, profile, overrides=overrides)
         collector = ContractTarget.from_parent(
-            session, name=f"{PREFIX}::{target}", nodeid=f"{PREFIX}::{target}",
-            plugin=plugin, settings=settings, reasons=project.skip_reasons(entry))
+            session,
+            name=f"{PREFIX}::{target}",
+            nodeid=f"{PREFIX}::{target}",
+            plugin=plugin,
+            settings=settings,
+            reasons=project.skip_reasons(entry),
+        )
         collected = collector.collect()
         # the terminal's "collected N items" (and --co) count reported collections
-        config.hook.pytest_collectreport(report=pytest.CollectReport(
-            collector.nodeid, "passed", None, list(collected)))
+        config.hook.pytest_collectreport(
+            report=pytest.CollectReport(collector.nodeid, "passed", None, list(collected))
+        )
         items.extend(collected)
 
 
 class ContractTarget(pytest.Collector):
     """One chunker: its items share one run of the contract."""
 
-    def __init__(self, *, plugin: Plugin, settings: RunSettings, reasons: dict[str, str],
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *, plugin: Plugin, settings: RunSettings, reasons: dict[str, str], **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.plugin = plugin
         self.settings = settings
@@ -116,8 +164,10 @@ class ContractTarget(pytest.Collector):
     def collect(self) -> list[pytest.Item]:
         from contract.testing import applicable_ids
 
-        return [ContractItem.from_parent(self, name=rule_id, nodeid=f"{self.nodeid}::{rule_id}")
-                for rule_id in applicable_ids(self.plugin)]
+        return [
+            ContractItem.from_parent(self, name=rule_id, nodeid=f"{self.nodeid}::{rule_id}")
+            for rule_id in applicable_ids(self.plugin)
+        ]
 
     def location(self) -> tuple[Path, int]:
         """Where the chunker is defined (0-based line), else the rootdir: for reports."""

@@ -11,10 +11,26 @@ Check = Callable[[Case], Iterable[Violation]]
 
 #: SPEC §5's ids, in the order reports list them.
 SPEC_IDS = (
-    "terminates", "no_crash", "non_empty", "span_fidelity", "no_lost_text", "cap_respected",
-    "codepoint_integrity", "grapheme_integrity", "line_citations", "ordered", "overlap_bounded",
-    "unique_ids", "deterministic", "heading_boundary", "newline_invariance", "config_validation",
-    "scales_linearly", "tiles_parent", "tight_range", "cells_covered",
+    "terminates",
+    "no_crash",
+    "non_empty",
+    "span_fidelity",
+    "no_lost_text",
+    "cap_respected",
+    "codepoint_integrity",
+    "grapheme_integrity",
+    "line_citations",
+    "ordered",
+    "overlap_bounded",
+    "unique_ids",
+    "deterministic",
+    "heading_boundary",
+    "newline_invariance",
+    "config_validation",
+    "scales_linearly",
+    "tiles_parent",
+    "tight_range",
+    "cells_covered",
 )
 
 
@@ -61,6 +77,7 @@ def invariant(
     leaves the rule ``skipped``. ``engine`` marks rules the runner itself decides (hangs,
     crashes, configs, scaling).
     """
+
     def register(check: Check) -> Check:
         if id in _REGISTRY:
             raise ValueError(f"invariant {id!r} is already registered by {_REGISTRY[id].check!r}")
@@ -68,10 +85,17 @@ def invariant(
         if not doc:
             raise ValueError(f"invariant {id!r} needs a docstring whose first line is the rule")
         _REGISTRY[id] = Invariant(
-            id=id, check=check, rule=doc.splitlines()[0], kinds=frozenset(kinds),
-            opt_in=opt_in, needs=frozenset(needs), fields=frozenset(fields), engine=engine,
+            id=id,
+            check=check,
+            rule=doc.splitlines()[0],
+            kinds=frozenset(kinds),
+            opt_in=opt_in,
+            needs=frozenset(needs),
+            fields=frozenset(fields),
+            engine=engine,
         )
         return check
+
     return register
 
 

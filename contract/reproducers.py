@@ -40,10 +40,17 @@ class Reproducer:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "format": FORMAT, "version": VERSION, "target": self.target,
-            "invariant": self.invariant, "kind": self.kind, "document": self.document,
-            "config": self.config.as_dict(), "message": self.message, "chunks": self.chunks,
-            "limits": {"timeout": self.timeout, "memory_mb": self.memory_mb}, "seed": self.seed,
+            "format": FORMAT,
+            "version": VERSION,
+            "target": self.target,
+            "invariant": self.invariant,
+            "kind": self.kind,
+            "document": self.document,
+            "config": self.config.as_dict(),
+            "message": self.message,
+            "chunks": self.chunks,
+            "limits": {"timeout": self.timeout, "memory_mb": self.memory_mb},
+            "seed": self.seed,
         }
 
 
@@ -65,8 +72,12 @@ def save(reproducer: Reproducer, folder: Path) -> Path:
     """Write ``reproducer`` under ``folder``, named by invariant and content hash."""
     body = reproducer.as_json()
     digest = hashlib.sha1(
-        json.dumps([body["target"], body["document"], body["config"], body["invariant"]],
-                   ensure_ascii=True, sort_keys=True, default=str).encode()
+        json.dumps(
+            [body["target"], body["document"], body["config"], body["invariant"]],
+            ensure_ascii=True,
+            sort_keys=True,
+            default=str,
+        ).encode()
     ).hexdigest()[:8]
     path = folder / f"{reproducer.invariant}-{digest}.json"
     write_atomic(path, body)
@@ -82,15 +93,22 @@ def load(path: str | Path) -> Reproducer:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReproducerError(f"{path}: not a chunk-contract reproducer (no format {FORMAT!r})")
     if data.get("version") != VERSION:
-        raise ReproducerError(f"{path}: reproducer version {data.get('version')!r}; this "
-                              f"chunk-contract reads version {VERSION}")
+        raise ReproducerError(
+            f"{path}: reproducer version {data.get('version')!r}; this "
+            f"chunk-contract reads version {VERSION}"
+        )
     try:
         limits = data.get("limits") or {}
         return Reproducer(
-            target=data["target"], invariant=data["invariant"], document=data["document"],
-            config=Config(**data["config"]), message=data.get("message", ""),
-            kind=data.get("kind", "text"), timeout=float(limits.get("timeout", 2.0)),
-            memory_mb=limits.get("memory_mb", 1024), chunks=data.get("chunks"),
+            target=data["target"],
+            invariant=data["invariant"],
+            document=data["document"],
+            config=Config(**data["config"]),
+            message=data.get("message", ""),
+            kind=data.get("kind", "text"),
+            timeout=float(limits.get("timeout", 2.0)),
+            memory_mb=limits.get("memory_mb", 1024),
+            chunks=data.get("chunks"),
             seed=data.get("seed"),
         )
     except (KeyError, TypeError) as exc:

@@ -150,8 +150,11 @@ Listener = Callable[[Event], None]
 # ----------------------------------------------------------------------------- the run
 
 
-def run(target: str | Plugin | Any, run_settings: RunSettings | None = None,
-        on_event: Listener | None = None) -> RunResult:
+def run(
+    target: str | Plugin | Any,
+    run_settings: RunSettings | None = None,
+    on_event: Listener | None = None,
+) -> RunResult:
     """Run the contract against ``target`` and return the verdict on every invariant."""
     config = run_settings or RunSettings()
     plugin = target if isinstance(target, Plugin) else load(target)
@@ -159,7 +162,9 @@ def run(target: str | Plugin | Any, run_settings: RunSettings | None = None,
     chosen = select(config.only, config.skip)
     the_seed = _seed_for(plugin, config)
     started = time.monotonic()
-    with Session(plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen) as session:
+    with Session(
+        plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen
+    ) as session:
         active = tuple(r.id for r in session.rules)
         emit(Started(plugin.target, plugin.kind, active, the_seed, config.max_examples))
         strategy = cases_for(plugin, config)
@@ -172,15 +177,17 @@ def run(target: str | Plugin | Any, run_settings: RunSettings | None = None,
         examples = explored.examples
         findings = {
             rule: _shrink(session, strategy, config, the_seed, rule, explored, emit)
-            for rule in explored.first if rule not in explored.unshrunk
+            for rule in explored.first
+            if rule not in explored.unshrunk
         }
     for rule in explored.unshrunk:
         findings[rule] = _counterexample(rule, explored.first[rule], shrunk=False)
     for found in findings.values():
         _save(plugin, config, the_seed, found)
     results = _verdicts(plugin, chosen, active, examples, explored.exercised, findings)
-    result = RunResult(plugin.target, plugin.kind, the_seed, examples, results,
-                       time.monotonic() - started, config)
+    result = RunResult(
+        plugin.target, plugin.kind, the_seed, examples, results, time.monotonic() - started, config
+    )
     emit(Finished(result))
     return result
 
@@ -208,8 +215,13 @@ def cases_for(plugin: Plugin, config: RunSettings) -> st.SearchStrategy[tuple[An
 
 def _hypothesis_settings(config: RunSettings, phases: tuple[Phase, ...]) -> settings:
     return settings(
-        max_examples=config.max_examples, database=None, deadline=None, derandomize=False,
-        suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, phases=phases,
+        max_examples=config.max_examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        phases=phases,
         report_multiple_bugs=False,
     )
 
@@ -232,9 +244,14 @@ def _key(case: tuple[Any, Config]) -> tuple[str, Config]:
     return repr(case[0]), case[1]
 
 
-def _explore(session: Session, strategy: st.SearchStrategy[tuple[Any, Config]],
-             config: RunSettings, the_seed: int, emit: Listener,
-             known: Sequence[tuple[Any, Config]] = ()) -> _Explored:
+def _explore(
+    session: Session,
+    strategy: st.SearchStrategy[tuple[Any, Config]],
+    config: RunSettings,
+    the_seed: int,
+    emit: Listener,
+    known: Sequence[tuple[Any, Config]] = (),
+) -> _Explored:
     found = _Explored()
     step = max(1, config.max_examples // 20)
     deadline = time.monotonic() + config.explore_seconds
@@ -259,8 +276,12 @@ def _explore(session: Session, strategy: st.SearchStrategy[tuple[Any, Config]],
         found.seen[_key(case)] = seen if seen.violations else None
         for violation in seen.violations:
             found.first.setdefault(violation.invariant, seen)
-        if not seen.violations and seen.records and isinstance(case[0], str) \
-                and len(found.samples) < crossrun.SAMPLES:
+        if (
+            not seen.violations
+            and seen.records
+            and isinstance(case[0], str)
+            and len(found.samples) < crossrun.SAMPLES
+        ):
             found.samples.append(seen)
         if found.examples % step == 0:
             emit(Progress(found.examples, config.max_examples, tuple(found.first)))
@@ -287,20 +308,27 @@ def _fresh_interpreter(plugin: Plugin, session: Session, explored: _Explored) ->
     samples = explored.samples
     if not samples:
         return
-    answer = crossrun.fresh_chunks(plugin.target, [(s.document, s.config) for s in samples],
-                                   timeout=session.timeout)
+    answer = crossrun.fresh_chunks(
+        plugin.target, [(s.document, s.config) for s in samples], timeout=session.timeout
+    )
     if answer is None:
         return  # the target cannot be loaded by name in a new interpreter: no verdict
     hash_seed, fresh = answer
     for sample, records in zip(samples, fresh):
-        difference = None if records is None else crossrun.first_difference(
-            sample.records or [], records)
+        difference = (
+            None if records is None else crossrun.first_difference(sample.records or [], records)
+        )
         if difference:
-            message = (f"a fresh interpreter (PYTHONHASHSEED={hash_seed}) chunked the same input "
-                       f"differently: {difference} (hash() or set order in the output?)")
+            message = (
+                f"a fresh interpreter (PYTHONHASHSEED={hash_seed}) chunked the same input "
+                f"differently: {difference} (hash() or set order in the output?)"
+            )
             explored.first["deterministic"] = Observation(
-                sample.document, sample.config, [Violation("deterministic", message)],
-                sample.records)
+                sample.document,
+                sample.config,
+                [Violation("deterministic", message)],
+                sample.records,
+            )
             explored.unshrunk.add("deterministic")
             return
 
@@ -314,9 +342,15 @@ class _OutOfTime(BaseException):
     BaseException through, so the best example so far is kept)."""
 
 
-def _shrink(session: Session, strategy: st.SearchStrategy[tuple[Any, Config]],
-            config: RunSettings, the_seed: int, rule: str, explored: _Explored,
-            emit: Listener) -> Counterexample:
+def _shrink(
+    session: Session,
+    strategy: st.SearchStrategy[tuple[Any, Config]],
+    config: RunSettings,
+    the_seed: int,
+    rule: str,
+    explored: _Explored,
+    emit: Listener,
+) -> Counterexample:
     """Replay the seeded search failing only on ``rule``, and let Hypothesis shrink it."""
     emit(Shrinking(rule))
     verdicts = {k: (v if v is not None and v.of(rule) else None) for k, v in explored.seen.items()}
@@ -345,8 +379,9 @@ def _shrink(session: Session, strategy: st.SearchStrategy[tuple[Any, Config]],
     return _confirm(session, rule, explored.first[rule], last[-1] if last else None)
 
 
-def _confirm(session: Session, rule: str, first: Observation,
-             shrunk: Observation | None) -> Counterexample:
+def _confirm(
+    session: Session, rule: str, first: Observation, shrunk: Observation | None
+) -> Counterexample:
     """Re-check the shrunk input with the full timeout; fall back to the first finding."""
     for candidate in (shrunk, first):
         if candidate is None:
@@ -354,7 +389,9 @@ def _confirm(session: Session, rule: str, first: Observation,
         document = _minimize(session, rule, candidate)
         again = session.observe(document, candidate.config, only=rule, timeout=session.timeout)
         if again.of(rule):
-            return _counterexample(rule, again, shrunk=candidate is not first or document != first.document)
+            return _counterexample(
+                rule, again, shrunk=candidate is not first or document != first.document
+            )
     return _counterexample(rule, first, shrunk=False)
 
 
@@ -373,32 +410,58 @@ def _minimize(session: Session, rule: str, seen: Observation) -> Any:
 def _counterexample(rule: str, seen: Observation, *, shrunk: bool) -> Counterexample:
     found = seen.of(rule)
     offending = sorted({i for v in found for i in v.chunks})
-    return Counterexample(rule, seen.document, seen.config, [v.message for v in found],
-                          seen.records, shrunk, offending=offending)
+    return Counterexample(
+        rule,
+        seen.document,
+        seen.config,
+        [v.message for v in found],
+        seen.records,
+        shrunk,
+        offending=offending,
+    )
 
 
 def _save(plugin: Plugin, config: RunSettings, the_seed: int, found: Counterexample) -> None:
     if config.reproducers is None:
         return
-    path = reproducers.save(reproducers.Reproducer(
-        target=plugin.target, invariant=found.invariant, document=found.document,
-        config=found.config, message=found.message, kind=plugin.kind, timeout=config.timeout,
-        memory_mb=config.memory_mb, chunks=found.chunks, seed=the_seed,
-    ), config.reproducers)
+    path = reproducers.save(
+        reproducers.Reproducer(
+            target=plugin.target,
+            invariant=found.invariant,
+            document=found.document,
+            config=found.config,
+            message=found.message,
+            kind=plugin.kind,
+            timeout=config.timeout,
+            memory_mb=config.memory_mb,
+            chunks=found.chunks,
+            seed=the_seed,
+        ),
+        config.reproducers,
+    )
     found.reproducer = str(path)
 
 
-def _verdicts(plugin: Plugin, chosen: list[str], active: tuple[str, ...], examples: int,
-              exercised: set[str], findings: dict[str, Counterexample]) -> list[InvariantResult]:
+def _verdicts(
+    plugin: Plugin,
+    chosen: list[str],
+    active: tuple[str, ...],
+    examples: int,
+    exercised: set[str],
+    findings: dict[str, Counterexample],
+) -> list[InvariantResult]:
     out = []
-    for rule_id, rule in registry().items():
+    for rule_id in registry():
         if rule_id in findings:
             out.append(InvariantResult(rule_id, "violated", examples, findings[rule_id]))
         elif rule_id in active and rule_id in exercised:
             out.append(InvariantResult(rule_id, "passed", examples))
         else:
-            out.append(InvariantResult(rule_id, "skipped", 0,
-                                       reason=skip_reason(plugin, rule_id, chosen, active)))
+            out.append(
+                InvariantResult(
+                    rule_id, "skipped", 0, reason=skip_reason(plugin, rule_id, chosen, active)
+                )
+            )
     return out
 
 

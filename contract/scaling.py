@@ -73,8 +73,14 @@ def _time(worker: Worker, document: str, config: Config, timeout: float) -> floa
     return best
 
 
-def measure(worker: Worker, family: str, *, timeout: float, config: Config = CONFIG,
-            sizes: tuple[int, ...] = SIZES) -> Timing | None:
+def measure(
+    worker: Worker,
+    family: str,
+    *,
+    timeout: float,
+    config: Config = CONFIG,
+    sizes: tuple[int, ...] = SIZES,
+) -> Timing | None:
     """Time one family at every size; None if the plugin failed on it."""
     make = FAMILIES[family]
     seconds: list[float | None] = []
@@ -89,8 +95,9 @@ def measure(worker: Worker, family: str, *, timeout: float, config: Config = CON
     return Timing(family, sizes, tuple(seconds), timeout)
 
 
-def probe(worker: Worker, *, timeout: float, config: Config = CONFIG,
-          budget: float = BUDGET) -> list[Violation]:
+def probe(
+    worker: Worker, *, timeout: float, config: Config = CONFIG, budget: float = BUDGET
+) -> list[Violation]:
     """The first family whose time grows superlinearly (measured twice), as a violation.
 
     Families are tried in turn until one is confirmed or ``budget`` seconds have passed.
@@ -104,6 +111,11 @@ def probe(worker: Worker, *, timeout: float, config: Config = CONFIG,
             continue
         again = measure(worker, family, timeout=timeout, config=config)
         if again is not None and again.superlinear:
-            return [Violation("scales_linearly", f"{again.describe()}; config "
-                              f"{config.describe()}: time grows faster than the input")]
+            return [
+                Violation(
+                    "scales_linearly",
+                    f"{again.describe()}; config "
+                    f"{config.describe()}: time grows faster than the input",
+                )
+            ]
     return []

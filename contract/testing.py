@@ -50,12 +50,16 @@ def applicable_ids(plugin: Plugin) -> list[str]:
     """The invariants that apply to ``plugin`` (its kind and promises), in report order."""
     from contract.registry import registry
 
-    return [rule_id for rule_id, rule in registry().items()
-            if rule.applies_to(plugin.kind, plugin.declarations.promises)]
+    return [
+        rule_id
+        for rule_id, rule in registry().items()
+        if rule.applies_to(plugin.kind, plugin.declarations.promises)
+    ]
 
 
-def result_for(plugin: Plugin, settings: RunSettings,
-               reasons: Mapping[str, str] | None = None) -> RunResult:
+def result_for(
+    plugin: Plugin, settings: RunSettings, reasons: Mapping[str, str] | None = None
+) -> RunResult:
     """Run the contract once per (target, settings) in this process; later calls read the cache."""
     key = (plugin.target, settings, tuple(sorted((reasons or {}).items())))
     if key not in _RESULTS:
@@ -78,8 +82,10 @@ def failure_text(result: RunResult, item: InvariantResult) -> str:
     from contract.reporting.text import render_violation
 
     profile = f", profile {result.settings.profile}" if result.settings.profile else ""
-    head = (f"chunk-contract: {result.target} violates {item.id} "
-            f"(seed {result.seed}, {result.examples} examples{profile})")
+    head = (
+        f"chunk-contract: {result.target} violates {item.id} "
+        f"(seed {result.seed}, {result.examples} examples{profile})"
+    )
     return f"{head}\n{render_violation(result, item)}"
 
 
@@ -137,11 +143,17 @@ def _skips(skip: Mapping[str, str] | Iterable[str]) -> dict[str, str]:
     return dict.fromkeys(skip, "skipped by contract_tests(skip=...)")
 
 
-def contract_tests(target_or_plugin: Any, *, profile: str | None = None,
-                   max_examples: int | None = None, only: Iterable[str] = (),
-                   skip: Mapping[str, str] | Iterable[str] = (), seed: int | None = None,
-                   timeout: float | None = None,
-                   reproducers: str | Path | None = None) -> Callable[..., None]:
+def contract_tests(
+    target_or_plugin: Any,
+    *,
+    profile: str | None = None,
+    max_examples: int | None = None,
+    only: Iterable[str] = (),
+    skip: Mapping[str, str] | Iterable[str] = (),
+    seed: int | None = None,
+    timeout: float | None = None,
+    reproducers: str | Path | None = None,
+) -> Callable[..., None]:
     """A pytest test function with one case per applicable invariant of the target.
 
     ``target_or_plugin``: a target string (``pkg.mod:attr``, ``path/file.py:attr``, a
@@ -162,17 +174,22 @@ def contract_tests(target_or_plugin: Any, *, profile: str | None = None,
         raise pytest.UsageError(f"chunk-contract: {exc.args[0]}") from None
     entry = project.entry(plugin.target)
     entry = TargetEntry(entry.target, entry.only, {**entry.skip, **skipped}, entry.budgets)
-    explicit = {"max_examples": max_examples, "seed": seed, "timeout": timeout,
-                "only": tuple(only),
-                "reproducers": Path(reproducers) if reproducers is not None else None}
+    explicit = {
+        "max_examples": max_examples,
+        "seed": seed,
+        "timeout": timeout,
+        "only": tuple(only),
+        "reproducers": Path(reproducers) if reproducers is not None else None,
+    }
 
     @pytest.mark.parametrize("invariant", applicable_ids(plugin))
     def test_contract(invariant: str, request: pytest.FixtureRequest) -> None:
         option = request.config.getoption
-        chosen = profiles.choose(profile or option("chunk_contract_profile", None),
-                                 project.profile)
-        flags = {"max_examples": option("chunk_contract_max_examples", None),
-                 "seed": option("chunk_contract_seed", None)}
+        chosen = profiles.choose(profile or option("chunk_contract_profile", None), project.profile)
+        flags = {
+            "max_examples": option("chunk_contract_max_examples", None),
+            "seed": option("chunk_contract_seed", None),
+        }
         overrides = {**flags, **{k: v for k, v in explicit.items() if v is not None}}
         settings = project.settings(entry, chosen, overrides=overrides)
         settle(result_for(plugin, settings, project.skip_reasons(entry)), invariant)
@@ -184,6 +201,7 @@ def contract_tests(target_or_plugin: Any, *, profile: str | None = None,
 
 def _place_at_caller(test: Callable[..., None], frame: FrameType) -> None:
     """Report the tests at the ``contract_tests(...)`` line (pytest reads ``place_as``)."""
-    code = test.__code__.replace(co_filename=frame.f_code.co_filename,
-                                 co_firstlineno=frame.f_lineno)
+    code = test.__code__.replace(
+        co_filename=frame.f_code.co_filename, co_firstlineno=frame.f_lineno
+    )
     test.place_as = SimpleNamespace(__code__=code)  # type: ignore[attr-defined]

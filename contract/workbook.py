@@ -21,7 +21,7 @@ Cells = dict[tuple[int, int], Any]
 def split_ref(ref: str) -> tuple[int, int]:
     """``"B12"`` -> ``(12, 2)`` (row, column)."""
     letters = ref.rstrip("0123456789")
-    return int(ref[len(letters):]), column_index(letters)
+    return int(ref[len(letters) :]), column_index(letters)
 
 
 def _plain(value: Any) -> Any:

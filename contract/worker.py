@@ -1,9 +1,9 @@
 """The isolated, persistent worker: every plugin call runs in a forked child process.
 
 One child serves many calls over a `multiprocessing` pipe (about 25-40 µs a call measured; a new
-process per call would cost milliseconds). The parent enforces a wall-clock timeout from outside (SIGKILL,
-so a hang in C code or inside ``except BaseException: pass`` is still stopped), the child caps
-its own address space (RLIMIT_AS), and a child that dies (signal, ``os.abort()``, segfault,
+process per call would cost milliseconds). The parent enforces a wall-clock timeout from outside
+(SIGKILL, so a hang in C code or inside ``except BaseException: pass`` is still stopped), the
+child caps its own address space (RLIMIT_AS), and a child that dies (signal, ``os.abort()``, segfault,
 ``os._exit``) is reported with what it printed last. After a timeout, crash or memory failure the
 child is restarted lazily on the next call. Nothing the plugin does can hang or kill the parent.
 
@@ -234,7 +234,7 @@ class Worker:
             return self._crashed(started)
         try:
             answer = pickle.loads(reply)
-        except Exception as exc:  # noqa: BLE001 - pickled in the child, does not unpickle here
+        except Exception as exc:
             return _unreadable_reply(exc, started)
         return self._answered(answer, started)
 
@@ -357,7 +357,7 @@ class Worker:
 def _valid_timeout(timeout: float) -> float:
     """A timeout is a finite number of seconds above zero."""
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise ValueError(f"timeout must be a number of seconds, got {timeout!r}")  # noqa: TRY004
+        raise ValueError(f"timeout must be a number of seconds, got {timeout!r}")
     if not (math.isfinite(timeout) and timeout > 0):
         raise ValueError(f"timeout must be finite and > 0 seconds, got {timeout!r}")
     return float(timeout)
@@ -477,7 +477,7 @@ def _child_main(
         _enable_faulthandler()
         _limit_resources(memory_mb)
         code = _serve(task, conn)
-    except BaseException:  # noqa: BLE001 - the child must always leave by os._exit
+    except BaseException:
         code = _report_internal_failure()
     finally:
         os._exit(code)
@@ -563,7 +563,7 @@ def _answer(task: Callable[[Any], Any], data: bytes) -> bytes:
         value = task(pickle.loads(data))
     except MemoryError as exc:
         note = _first_line(exc)  # leaving this clause frees the task's frames, and its memory
-    except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
+    except BaseException as exc:
         return _error_reply(exc)
     else:
         return _value_reply(value)
@@ -576,7 +576,7 @@ def _value_reply(value: Any) -> bytes:
         return _dumps(("ok", value))
     except MemoryError:
         return _dumps(("memory", "while pickling the return value"))
-    except BaseException as exc:  # noqa: BLE001 - a __reduce__ may raise anything
+    except BaseException as exc:
         message = f"the return value cannot be pickled: {_type_name(exc)}: {_first_line(exc)}"
         detail = "".join(traceback.format_exception_only(exc))
         return _dumps(("error", "PicklingError", message, detail))
@@ -590,7 +590,7 @@ def _error_reply(exc: BaseException) -> bytes:
         return _dumps(("error", _type_name(exc), _first_line(exc), detail))
     except MemoryError:
         return _dumps(("memory", "while reporting an exception"))
-    except BaseException:  # noqa: BLE001 - a broken exception must not break the worker
+    except BaseException:
         return _dumps(("error", _type_name(exc), "", "(the traceback could not be formatted)"))
 
 
@@ -611,7 +611,7 @@ def _first_line(exc: BaseException) -> str:
     """The first line of str(exc), even when its __str__ fails."""
     try:
         text = str(exc)
-    except BaseException:  # noqa: BLE001 - a broken __str__ must not break the worker
+    except BaseException:
         return f"<unprintable {type(exc).__name__}>"
     return text.split("\n", 1)[0]
 

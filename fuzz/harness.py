@@ -120,22 +120,30 @@ class InProcessWorker:
         try:
             value = self._task(request)
         except MemoryError as exc:
-            return Outcome("memory", message=f"MemoryError: {exc}".rstrip(": "),
-                           elapsed=time.perf_counter() - started)
+            return Outcome(
+                "memory",
+                message=f"MemoryError: {exc}".rstrip(": "),
+                elapsed=time.perf_counter() - started,
+            )
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
             text = str(exc).split("\n", 1)[0]
-            return Outcome("error", error_type=type(exc).__name__, message=text,
-                           elapsed=time.perf_counter() - started)
+            return Outcome(
+                "error",
+                error_type=type(exc).__name__,
+                message=text,
+                elapsed=time.perf_counter() - started,
+            )
         return Outcome("ok", value=value, elapsed=time.perf_counter() - started)
 
     def close(self) -> None:
         pass
 
 
-def in_process_session(plugin: Plugin, *, timeout: float = 2.0,
-                       selected: Sequence[str] | None = None) -> Session:
+def in_process_session(
+    plugin: Plugin, *, timeout: float = 2.0, selected: Sequence[str] | None = None
+) -> Session:
     """A Session (every invariant, or ``selected``) whose plugin calls run in this process."""
     chosen = list(registry()) if selected is None else list(selected)
     session = Session(plugin, timeout=timeout, memory_mb=None, selected=chosen)
@@ -165,8 +173,9 @@ class ContractViolation(Exception):
             lines.extend(f"      {line}" for line in rest[:6])
         if len(self.violations) > 8:
             lines.append(f"  ... and {len(self.violations) - 8} more")
-        lines.append(f"  document = {escape(self.case.document, 200)} "
-                     f"({len(self.case.document)} codepoints)")
+        lines.append(
+            f"  document = {escape(self.case.document, 200)} ({len(self.case.document)} codepoints)"
+        )
         lines.append(f"  config   = {self.case.config.describe()}")
         return "\n".join(lines)
 
@@ -178,11 +187,20 @@ class FuzzTarget:
     only break those pass. ``heartbeat`` makes it print an execution count every few seconds.
     """
 
-    def __init__(self, plugin: Plugin, *, ignore: Iterable[str] = (), heartbeat: bool = False,
-                 timeout: float = 2.0, selected: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        plugin: Plugin,
+        *,
+        ignore: Iterable[str] = (),
+        heartbeat: bool = False,
+        timeout: float = 2.0,
+        selected: Sequence[str] | None = None,
+    ) -> None:
         if plugin.kind != "text":
-            raise TargetError(f"{plugin.target}: {plugin.kind} plugins cannot be fuzzed yet "
-                              "(only text chunkers); use `chunk-contract run` for them")
+            raise TargetError(
+                f"{plugin.target}: {plugin.kind} plugins cannot be fuzzed yet "
+                "(only text chunkers); use `chunk-contract run` for them"
+            )
         self.plugin = plugin
         self.session = in_process_session(plugin, timeout=timeout, selected=selected)
         self.ignore = frozenset(ignore)
@@ -224,6 +242,7 @@ def load_instrumented(target: str) -> tuple[Plugin, int]:
     atheris = require_atheris()
     registry()  # imports every invariant (and what they use) before the snapshot below
     import contract.placement  # noqa: F401
+
     before = set(sys.modules)
     plugin = load(target)
     fresh = {name for name in sys.modules if name not in before}
@@ -251,12 +270,19 @@ def load_instrumented(target: str) -> tuple[Plugin, int]:
     return plugin, count
 
 
-def prepare(target: str, *, ignore: Iterable[str] = (), heartbeat: bool = False,
-            timeout: float = 2.0, selected: Sequence[str] | None = None) -> FuzzTarget:
+def prepare(
+    target: str,
+    *,
+    ignore: Iterable[str] = (),
+    heartbeat: bool = False,
+    timeout: float = 2.0,
+    selected: Sequence[str] | None = None,
+) -> FuzzTarget:
     """Load and instrument ``target``; the returned object is its ``TestOneInput``."""
     plugin, _ = load_instrumented(target)
-    return FuzzTarget(plugin, ignore=ignore, heartbeat=heartbeat, timeout=timeout,
-                      selected=selected)
+    return FuzzTarget(
+        plugin, ignore=ignore, heartbeat=heartbeat, timeout=timeout, selected=selected
+    )
 
 
 def fuzz_main(target: str, argv: Sequence[str] | None = None, **options: Any) -> None:
@@ -296,10 +322,17 @@ def _pick(violations: Sequence[Violation], kind: str) -> list[str]:
     return ids
 
 
-def convert(plugin: Plugin, artifact: Path, *, timeout: float = 2.0, memory_mb: int | None = 2048,
-            folder: Path = REPRODUCERS, skip: Iterable[str] = (),
-            selected: Sequence[str] | None = None,
-            minimize_seconds: float = 5.0) -> list[Finding]:
+def convert(
+    plugin: Plugin,
+    artifact: Path,
+    *,
+    timeout: float = 2.0,
+    memory_mb: int | None = 2048,
+    folder: Path = REPRODUCERS,
+    skip: Iterable[str] = (),
+    selected: Sequence[str] | None = None,
+    minimize_seconds: float = 5.0,
+) -> list[Finding]:
     """Confirm one libFuzzer artifact in the isolated worker and save reproducers for it.
 
     Returns one Finding per violated invariant (minus ``skip``), each with its reproducer; or
@@ -316,9 +349,11 @@ def convert(plugin: Plugin, artifact: Path, *, timeout: float = 2.0, memory_mb: 
         seen = session.observe(case.document, case.config, timeout=timeout)
         rules = [i for i in _pick(seen.violations, kind) if i not in set(skip)]
         for rule in rules:
+
             def fails(document: str, rule: str = rule) -> bool:
-                quick = session.observe(document, case.config, only=rule,
-                                        timeout=session.quick_timeout())
+                quick = session.observe(
+                    document, case.config, only=rule, timeout=session.quick_timeout()
+                )
                 return bool(quick.of(rule))
 
             document = minimize(case.document, fails, seconds=minimize_seconds)
@@ -326,23 +361,55 @@ def convert(plugin: Plugin, artifact: Path, *, timeout: float = 2.0, memory_mb: 
             if not again.of(rule):
                 document, again = case.document, seen
             message = again.of(rule)[0].message
-            path = reproducers.save(reproducers.Reproducer(
-                target=plugin.target, invariant=rule, document=document, config=case.config,
-                message=message, kind=plugin.kind, timeout=timeout, memory_mb=memory_mb,
-                chunks=again.records), folder)
-            findings.append(Finding(str(artifact), kind, rule, message, escape(document, 120),
-                                    case.config.describe(), str(path)))
+            path = reproducers.save(
+                reproducers.Reproducer(
+                    target=plugin.target,
+                    invariant=rule,
+                    document=document,
+                    config=case.config,
+                    message=message,
+                    kind=plugin.kind,
+                    timeout=timeout,
+                    memory_mb=memory_mb,
+                    chunks=again.records,
+                ),
+                folder,
+            )
+            findings.append(
+                Finding(
+                    str(artifact),
+                    kind,
+                    rule,
+                    message,
+                    escape(document, 120),
+                    case.config.describe(),
+                    str(path),
+                )
+            )
     if not findings and seen.violations and not rules:
         return []  # it only shows invariants in ``skip``: already reported
     if not findings:
         why = {
             "timeout": f"every call finished within {timeout:g} s in the isolated worker: the "
-                       "input may be slow (the fuzzer also times reruns and checks), not hung",
+            "input may be slow (the fuzzer also times reruns and checks), not hung",
             "oom": f"the isolated worker stayed under {memory_mb} MiB on it",
-        }.get(kind, "the isolated worker saw no violation on it (only those already reported, "
-                    "or a failure that depends on state left by earlier inputs)")
-        findings.append(Finding(str(artifact), kind, None, f"not confirmed: {why}", shown,
-                                case.config.describe(), None, confirmed=False))
+        }.get(
+            kind,
+            "the isolated worker saw no violation on it (only those already reported, "
+            "or a failure that depends on state left by earlier inputs)",
+        )
+        findings.append(
+            Finding(
+                str(artifact),
+                kind,
+                None,
+                f"not confirmed: {why}",
+                shown,
+                case.config.describe(),
+                None,
+                confirmed=False,
+            )
+        )
     return findings
 
 
@@ -392,8 +459,9 @@ def _slug(target: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]+", "-", target).strip("-") or "target"
 
 
-def _libfuzzer_flags(args: argparse.Namespace, extra: Sequence[str], seconds: float,
-                     artifacts: Path) -> list[str]:
+def _libfuzzer_flags(
+    args: argparse.Namespace, extra: Sequence[str], seconds: float, artifacts: Path
+) -> list[str]:
     flags = {
         "timeout": str(max(1, math.ceil(args.timeout))),
         "rss_limit_mb": str(args.rss_limit_mb),
@@ -427,23 +495,50 @@ def _progress(stats: RunStats, base: RunStats, started: float, findings: int) ->
     execs = base.execs + stats.execs
     elapsed = time.monotonic() - started
     rate = execs / elapsed if elapsed > 0 else 0.0
-    return (f"[fuzz] {elapsed:5.0f} s  {execs:>10,} execs  {rate:>7,.0f}/s  "
-            f"cov {stats.coverage}  corpus {stats.corpus}  findings {findings}")
+    return (
+        f"[fuzz] {elapsed:5.0f} s  {execs:>10,} execs  {rate:>7,.0f}/s  "
+        f"cov {stats.coverage}  corpus {stats.corpus}  findings {findings}"
+    )
 
 
-def _engine_run(args: argparse.Namespace, flags: list[str], dirs: list[Path], ignore: set[str],
-                log: Any, deadline: float, started: float, base: RunStats,
-                findings: int) -> RunStats:
+def _engine_run(
+    args: argparse.Namespace,
+    flags: list[str],
+    dirs: list[Path],
+    ignore: set[str],
+    log: Any,
+    deadline: float,
+    started: float,
+    base: RunStats,
+    findings: int,
+) -> RunStats:
     """One libFuzzer child, until it stops (time up, or a finding); its output goes to ``log``."""
-    command = [sys.executable, str(Path(__file__).resolve()), args.target, "--engine",
-               "--timeout", str(args.timeout), "--only", args.only, "--skip", args.skip]
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        args.target,
+        "--engine",
+        "--timeout",
+        str(args.timeout),
+        "--only",
+        args.only,
+        "--skip",
+        args.skip,
+    ]
     if ignore:
         command += ["--ignore", ",".join(sorted(ignore))]
     command += flags + [str(d) for d in dirs]
     log.write(f"$ {' '.join(command)}\n")
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             start_new_session=True, bufsize=1, text=True, errors="replace")
+    child = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        bufsize=1,
+        text=True,
+        errors="replace",
+    )
     lines: queue.Queue[str | None] = queue.Queue()
 
     def pump() -> None:
@@ -538,8 +633,11 @@ def _seed_corpus(corpus: Path, seed_dirs: Sequence[Path]) -> int:
 
 def _in_process(finding: Finding) -> bool:
     """Whether the harness can skip this invariant in-process (it was an exception there)."""
-    return (finding.kind == "crash" and finding.invariant not in (None, "terminates")
-            and "worker process died" not in finding.message)
+    return (
+        finding.kind == "crash"
+        and finding.invariant not in (None, "terminates")
+        and "worker process died" not in finding.message
+    )
 
 
 def drive(args: argparse.Namespace, extra: Sequence[str]) -> int:
@@ -571,14 +669,19 @@ def drive(args: argparse.Namespace, extra: Sequence[str]) -> int:
     ignore: set[str] = set()  # invariants the in-process harness no longer raises on
     stale = 0
     if not args.quiet:
-        print(f"[fuzz] {args.target}: {args.seconds:g} s, timeout {args.timeout:g} s, "
-              f"rss limit {args.rss_limit_mb} MiB, max_len {args.max_len}; corpus {corpus} "
-              f"(+{seeded} seeds); log {log_path}", file=sys.stderr, flush=True)
+        print(
+            f"[fuzz] {args.target}: {args.seconds:g} s, timeout {args.timeout:g} s, "
+            f"rss limit {args.rss_limit_mb} MiB, max_len {args.max_len}; corpus {corpus} "
+            f"(+{seeded} seeds); log {log_path}",
+            file=sys.stderr,
+            flush=True,
+        )
     with log_path.open("w", encoding="utf-8") as log:
         while True:
             flags = _libfuzzer_flags(args, extra, deadline - time.monotonic(), artifacts)
-            stats = _engine_run(args, flags, [corpus], ignore, log, deadline, started, total,
-                                len(findings))
+            stats = _engine_run(
+                args, flags, [corpus], ignore, log, deadline, started, total, len(findings)
+            )
             total.execs += stats.execs
             total.seconds += stats.seconds
             total.cpu_seconds += stats.cpu_seconds
@@ -590,34 +693,65 @@ def drive(args: argparse.Namespace, extra: Sequence[str]) -> int:
             if stats.exit_codes[-1] != 0 and not new:
                 log.flush()
                 tail = log_path.read_text(encoding="utf-8", errors="replace")[-3000:]
-                print(f"[fuzz] the fuzzer exited with code {stats.exit_codes[-1]} without "
-                      f"writing an artifact; the end of {log_path}:\n{tail}", file=sys.stderr)
+                print(
+                    f"[fuzz] the fuzzer exited with code {stats.exit_codes[-1]} without "
+                    f"writing an artifact; the end of {log_path}:\n{tail}",
+                    file=sys.stderr,
+                )
                 return EXIT_USAGE
             known = {f.invariant for f in findings if f.invariant}
             fresh: list[Finding] = []
             for artifact in new:
                 (corpus / artifact.name.rpartition("-")[2]).unlink(missing_ok=True)
                 if not args.quiet:
-                    print(f"[fuzz] {artifact_kind(artifact)} artifact {artifact}: confirming it "
-                          "in the isolated worker, minimizing it", file=sys.stderr, flush=True)
-                found = convert(plugin, artifact, timeout=args.timeout,
-                                memory_mb=args.rss_limit_mb, folder=Path(args.reproducers),
-                                skip=known, selected=selected)
+                    print(
+                        f"[fuzz] {artifact_kind(artifact)} artifact {artifact}: confirming it "
+                        "in the isolated worker, minimizing it",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                found = convert(
+                    plugin,
+                    artifact,
+                    timeout=args.timeout,
+                    memory_mb=args.rss_limit_mb,
+                    folder=Path(args.reproducers),
+                    skip=known,
+                    selected=selected,
+                )
                 repeats += not found
                 fresh += found
                 known |= {f.invariant for f in found if f.invariant}
             findings += fresh
             ignore |= {f.invariant for f in fresh if f.invariant and _in_process(f)}
             stale = 0 if any(f.confirmed for f in fresh) else stale + 1
-            if (not new or args.stop_first or stale >= STALE_ROUNDS
-                    or deadline - time.monotonic() < 2):
+            if (
+                not new
+                or args.stop_first
+                or stale >= STALE_ROUNDS
+                or deadline - time.monotonic() < 2
+            ):
                 break
             if not args.quiet:
-                print("[fuzz] fuzzing on" + (f", ignoring {', '.join(sorted(ignore))}" if ignore
-                                             else ""), file=sys.stderr, flush=True)
-    summary = Summary(args.target, time.monotonic() - started, total.execs,
-                      total.exec_per_sec, total.cpu_seconds, total.coverage, total.corpus,
-                      findings, str(log_path), rounds=total.runs, repeats=repeats)
+                print(
+                    "[fuzz] fuzzing on"
+                    + (f", ignoring {', '.join(sorted(ignore))}" if ignore else ""),
+                    file=sys.stderr,
+                    flush=True,
+                )
+    summary = Summary(
+        args.target,
+        time.monotonic() - started,
+        total.execs,
+        total.exec_per_sec,
+        total.cpu_seconds,
+        total.coverage,
+        total.corpus,
+        findings,
+        str(log_path),
+        rounds=total.runs,
+        repeats=repeats,
+    )
     print(render(summary))
     if args.summary_json:
         reproducers.write_atomic(Path(args.summary_json), summary.as_json())
@@ -642,12 +776,15 @@ def render(summary: Summary) -> str:
     lines.append(f"  {len(confirmed)} finding(s):" if confirmed else "  no findings")
     lines += _finding_lines(confirmed)
     if unconfirmed:
-        lines.append(f"  {len(unconfirmed)} unconfirmed (seen by the fuzzer, not again in the "
-                     "isolated worker; no reproducer, not a failure):")
+        lines.append(
+            f"  {len(unconfirmed)} unconfirmed (seen by the fuzzer, not again in the "
+            "isolated worker; no reproducer, not a failure):"
+        )
         lines += _finding_lines(unconfirmed)
     if summary.repeats:
-        lines.append(f"  ({summary.repeats} more artifact(s) showed only invariants already "
-                     "reported)")
+        lines.append(
+            f"  ({summary.repeats} more artifact(s) showed only invariants already reported)"
+        )
     lines.append(f"  log: {summary.log} ({summary.rounds} libFuzzer run(s))")
     return "\n".join(lines)
 
@@ -681,42 +818,67 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fuzz/harness.py",
         description="Coverage-guided fuzzing of a chunker against the contract (atheris). "
-                    "libFuzzer flags (-name=value) are passed through.")
+        "libFuzzer flags (-name=value) are passed through.",
+    )
     parser.add_argument("target", help="file.py:attr, module:attr or a plugin name")
-    parser.add_argument("paths", nargs="*", help="with --convert: artifacts; with --engine: "
-                        "corpus dirs or inputs for libFuzzer")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        help="with --convert: artifacts; with --engine: corpus dirs or inputs for libFuzzer",
+    )
     parser.add_argument("--seconds", type=float, default=60.0, help="fuzzing time (default 60)")
-    parser.add_argument("--timeout", type=float, default=2.0,
-                        help="seconds per input before it counts as a hang (default 2)")
-    parser.add_argument("--rss-limit-mb", type=int, default=2048,
-                        help="memory limit in MiB (default 2048)")
-    parser.add_argument("--max-len", type=int, default=4096,
-                        help="longest fuzz input in bytes (default 4096)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=2.0,
+        help="seconds per input before it counts as a hang (default 2)",
+    )
+    parser.add_argument(
+        "--rss-limit-mb", type=int, default=2048, help="memory limit in MiB (default 2048)"
+    )
+    parser.add_argument(
+        "--max-len", type=int, default=4096, help="longest fuzz input in bytes (default 4096)"
+    )
     parser.add_argument("--corpus", help=f"working corpus (default {WORK}/<target>/corpus)")
-    parser.add_argument("--seeds", action="append", metavar="DIR",
-                        help=f"seed corpus dirs (default: every folder in {SEEDS.name}/)")
+    parser.add_argument(
+        "--seeds",
+        action="append",
+        metavar="DIR",
+        help=f"seed corpus dirs (default: every folder in {SEEDS.name}/)",
+    )
     parser.add_argument("--no-seeds", action="store_true", help="start from an empty corpus")
     parser.add_argument("--dict", default=str(DICTIONARY), help="libFuzzer dictionary")
     parser.add_argument("--artifacts", help=f"artifact folder (default {WORK}/<target>/artifacts)")
-    parser.add_argument("--reproducers", default=str(REPRODUCERS),
-                        help="where reproducers are saved (default %(default)s)")
+    parser.add_argument(
+        "--reproducers",
+        default=str(REPRODUCERS),
+        help="where reproducers are saved (default %(default)s)",
+    )
     parser.add_argument("--log", help="libFuzzer's full output (default next to the corpus)")
     parser.add_argument("--summary-json", metavar="PATH", help="write the summary as JSON")
-    parser.add_argument("--stop-first", action="store_true",
-                        help="stop at the first finding (default: after an invariant violation, "
-                             "keep fuzzing for the other invariants until time is up)")
-    parser.add_argument("--progress", type=float, default=5.0,
-                        help="seconds between progress lines (default 5)")
+    parser.add_argument(
+        "--stop-first",
+        action="store_true",
+        help="stop at the first finding (default: after an invariant violation, "
+        "keep fuzzing for the other invariants until time is up)",
+    )
+    parser.add_argument(
+        "--progress", type=float, default=5.0, help="seconds between progress lines (default 5)"
+    )
     parser.add_argument("--verbose", action="store_true", help="show libFuzzer's own output")
     parser.add_argument("--quiet", action="store_true", help="only the summary")
-    parser.add_argument("--convert", action="store_true",
-                        help="convert the given artifacts into reproducers, then exit")
-    parser.add_argument("--engine", action="store_true",
-                        help="run libFuzzer in this process with the flags given")
-    parser.add_argument("--only", default="", metavar="ID,...",
-                        help="check only these invariants")
-    parser.add_argument("--skip", default="", metavar="ID,...",
-                        help="do not check these invariants")
+    parser.add_argument(
+        "--convert",
+        action="store_true",
+        help="convert the given artifacts into reproducers, then exit",
+    )
+    parser.add_argument(
+        "--engine", action="store_true", help="run libFuzzer in this process with the flags given"
+    )
+    parser.add_argument("--only", default="", metavar="ID,...", help="check only these invariants")
+    parser.add_argument(
+        "--skip", default="", metavar="ID,...", help="do not check these invariants"
+    )
     parser.add_argument("--ignore", default="", help=argparse.SUPPRESS)
     return parser
 
@@ -727,8 +889,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.engine:
             ignore = [i for i in args.ignore.split(",") if i]
-            fuzz_main(args.target, [sys.argv[0], *extra, *args.paths], ignore=ignore,
-                      heartbeat=True, timeout=args.timeout, selected=_selected(args))
+            fuzz_main(
+                args.target,
+                [sys.argv[0], *extra, *args.paths],
+                ignore=ignore,
+                heartbeat=True,
+                timeout=args.timeout,
+                selected=_selected(args),
+            )
             return EXIT_CLEAN  # not reached: libFuzzer exits the process
         if args.convert:
             return _convert_command(args)
@@ -747,8 +915,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _text_plugin(target: str) -> Plugin:
     plugin = load(target)
     if plugin.kind != "text":
-        raise TargetError(f"{target}: {plugin.kind} plugins cannot be fuzzed yet (only text "
-                          "chunkers); use `chunk-contract run` for them")
+        raise TargetError(
+            f"{target}: {plugin.kind} plugins cannot be fuzzed yet (only text "
+            "chunkers); use `chunk-contract run` for them"
+        )
     return plugin
 
 
@@ -771,8 +941,14 @@ def _convert_command(args: argparse.Namespace) -> int:
     for path in map(Path, args.paths):
         if not path.is_file():
             raise TargetError(f"{path}: no such artifact file")
-        findings += convert(plugin, path, timeout=args.timeout, memory_mb=args.rss_limit_mb,
-                            folder=Path(args.reproducers), selected=_selected(args))
+        findings += convert(
+            plugin,
+            path,
+            timeout=args.timeout,
+            memory_mb=args.rss_limit_mb,
+            folder=Path(args.reproducers),
+            selected=_selected(args),
+        )
     for f in findings:
         status = f"{f.invariant}: {f.reproducer}" if f.reproducer else "unconfirmed"
         print(f"{f.artifact}: {status}\n    {f.message.splitlines()[0] if f.message else ''}")

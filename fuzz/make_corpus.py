@@ -51,34 +51,56 @@ DEGENERATE: dict[str, tuple[bytes, str]] = {
 }
 
 _MARKDOWN = {
-    "headings": ("# Title\n\nIntro text here.\n\n## Setup\n\nBody paragraph one.\n\n"
-                 "### Linux\ntext\n## Usage\nmore\n", 40, 5),
-    "fences": ("# A\n```\n# not a heading\n## nor this\n```\ntext\n## B\n~~~\n#!/bin/sh\n~~~\n",
-               16, 0),
-    "not-headings": ("#hashtag\n    # indented code\n####### seven\n#\n# \n C# and F#\n"
-                     "#\u00a0nbsp\n", 12, 2),
+    "headings": (
+        "# Title\n\nIntro text here.\n\n## Setup\n\nBody paragraph one.\n\n"
+        "### Linux\ntext\n## Usage\nmore\n",
+        40,
+        5,
+    ),
+    "fences": (
+        "# A\n```\n# not a heading\n## nor this\n```\ntext\n## B\n~~~\n#!/bin/sh\n~~~\n",
+        16,
+        0,
+    ),
+    "not-headings": (
+        "#hashtag\n    # indented code\n####### seven\n#\n# \n C# and F#\n#\u00a0nbsp\n",
+        12,
+        2,
+    ),
     "crlf-headings": ("# One\r\n\r\ntext\r\n## Two\r\ntext two\r\n", 10, 3),
     "heading-over-cap": ("## " + "long heading words " * 6 + "\nbody\n", 8, 1),
 }
 
 _HEADER = {
-    "long-header": ("Title: a very long title line that goes on\nAuthor: someone else\n"
-                    "Date: 2024-01-01\n\nbody text " + "word " * 40, 6, 2),
+    "long-header": (
+        "Title: a very long title line that goes on\nAuthor: someone else\n"
+        "Date: 2024-01-01\n\nbody text " + "word " * 40,
+        6,
+        2,
+    ),
     "header-only": ("Title\nAuthor\nDate", 2, 0),
     "header-only-newline": ("Title\nAuthor\nDate\n", 3, 1),
 }
 
 _GRAPHEME = {
-    "zwj": ("\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 family "
-            "\U0001f469\u200d\U0001f4bb\U0001f3f3\ufe0f\u200d\U0001f308", 3, 1),
+    "zwj": (
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 family "
+        "\U0001f469\u200d\U0001f4bb\U0001f3f3\ufe0f\u200d\U0001f308",
+        3,
+        1,
+    ),
     "flags": ("\U0001f1fa\U0001f1f8\U0001f1ef\U0001f1f5\U0001f1e9\U0001f1ea\U0001f1fa", 2, 0),
     "combining": ("e\u0301" * 12 + " a\u0308\u0323 \u0915\u094d\u0937", 1, 0),
     "hangul-jamo": ("\u1100\u1161\u11a8\u1102\u1161 \ud55c\uad6d\uc5b4", 2, 1),
 }
 
 _RECURSIVE = {
-    "ladder": ("Para one. Still one!\n\nPara two has words\nand a line\n\n" * 3
-               + "unbrokenrunofletters" * 5, 12, 3),
+    "ladder": (
+        "Para one. Still one!\n\nPara two has words\nand a line\n\n" * 3
+        + "unbrokenrunofletters" * 5,
+        12,
+        3,
+    ),
     "crlf-paragraphs": ("First para.\r\n\r\nSecond para.\r\n\r\nThird.", 9, 2),
 }
 

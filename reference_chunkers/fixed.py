@@ -24,15 +24,15 @@ _NON_SPACE = re.compile(r"\S")
 
 def _fit(text: str, start: int, budget: int) -> int:
     """The end of the longest run of whole characters from ``start`` within ``budget`` bytes."""
-    head = text[start:start + budget].encode("utf-8", "surrogatepass")[:budget]
+    head = text[start : start + budget].encode("utf-8", "surrogatepass")[:budget]
     end = start + len(head.decode("utf-8", "ignore"))
     return max(end, start + 1)
 
 
 def _back(text: str, end: int, budget: int) -> int:
     """The earliest offset whose characters up to ``end`` fit in ``budget`` bytes."""
-    tail = text[max(0, end - budget):end].encode("utf-8", "surrogatepass")
-    return end - len(tail[len(tail) - budget:].decode("utf-8", "ignore")) if budget else end
+    tail = text[max(0, end - budget) : end].encode("utf-8", "surrogatepass")
+    return end - len(tail[len(tail) - budget :].decode("utf-8", "ignore")) if budget else end
 
 
 def cuts(text: str, max_size: int, overlap: int) -> Iterator[tuple[int, int]]:

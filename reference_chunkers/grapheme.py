@@ -113,8 +113,9 @@ def split(document: str, *, max_size: int, overlap: int = 0) -> list[dict[str, A
     """Chunk ``document`` into whole grapheme clusters, at most ``max_size`` characters each."""
     check_config(max_size, overlap)
     grid = Clusters(document)
-    return list(finalise(document, recursive.cuts(document, max_size, overlap, grid=grid),
-                         trimmer=keep))
+    return list(
+        finalise(document, recursive.cuts(document, max_size, overlap, grid=grid), trimmer=keep)
+    )
 
 
 split.unit = "chars"  # type: ignore[attr-defined]

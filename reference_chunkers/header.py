@@ -70,7 +70,11 @@ def _windows(first: int, last: int, size: int, overlap: int) -> Iterator[tuple[i
 
 
 def token_windows(
-    total: int, header: int, max_size: int, overlap: int, duplicate: bool,
+    total: int,
+    header: int,
+    max_size: int,
+    overlap: int,
+    duplicate: bool,
 ) -> Iterator[tuple[int, int]]:
     """Windows over ``total`` tokens whose first ``header`` tokens are the header."""
     size = max_size - header if duplicate and header < max_size else max_size
@@ -108,7 +112,10 @@ def split(document: str, *, max_size: int, overlap: int = 0) -> list[dict[str, A
 
 
 def split_duplicate_headers(
-    document: str, *, max_size: int, overlap: int = 0,
+    document: str,
+    *,
+    max_size: int,
+    overlap: int = 0,
 ) -> list[dict[str, Any]]:
     """Like :func:`split`, and every chunk carries the header lines as its ``section``."""
     return _split(document, max_size, overlap, duplicate=True)

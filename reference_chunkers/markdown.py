@@ -96,7 +96,8 @@ def split(document: str, *, max_size: int, overlap: int = 0) -> list[dict[str, A
     starts, paths = sections(text)
     ends = [*starts[1:], len(text)]
     spans = (
-        cut for lo, hi in zip(starts, ends)
+        cut
+        for lo, hi in zip(starts, ends)
         for cut in recursive.cuts(text, max_size, overlap, lo, hi)
     )
     chunks = list(finalise(text, spans, trimmer=keep))  # cuts() trims already

@@ -112,7 +112,11 @@ def _overlap_start(text: str, lo: int, end: int, after: int) -> int:
 
 
 def cuts(
-    text: str, max_size: int, overlap: int, lo: int = 0, hi: int | None = None,
+    text: str,
+    max_size: int,
+    overlap: int,
+    lo: int = 0,
+    hi: int | None = None,
     grid: Codepoints | None = None,
 ) -> Iterator[tuple[int, int]]:
     """Trimmed chunk spans ``(start, end)`` over ``text[lo:hi]``, in document order."""

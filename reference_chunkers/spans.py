@@ -47,8 +47,11 @@ class Lines:
 
 
 def finalise(
-    text: str, cuts: Iterable[tuple[int, int]], *,
-    trimmer: Callable[[str, int, int], tuple[int, int]] = trim, **extra: Any,
+    text: str,
+    cuts: Iterable[tuple[int, int]],
+    *,
+    trimmer: Callable[[str, int, int], tuple[int, int]] = trim,
+    **extra: Any,
 ) -> Iterator[dict[str, Any]]:
     """Chunks for ``cuts`` over ``text``, in order; ``extra`` fields are copied onto each.
 
@@ -67,10 +70,15 @@ def finalise(
         size = len(text[start:end].encode("utf-8", "surrogatepass"))
         last = (start, end)
         yield {
-            "text": text[start:end], "start": start, "end": end,
-            "start_byte": byte_at, "end_byte": byte_at + size,
-            "line_start": lines.of(start), "line_end": lines.of(end - 1),
-            "id": f"{start}:{end}", **extra,
+            "text": text[start:end],
+            "start": start,
+            "end": end,
+            "start_byte": byte_at,
+            "end_byte": byte_at + size,
+            "line_start": lines.of(start),
+            "line_end": lines.of(end - 1),
+            "id": f"{start}:{end}",
+            **extra,
         }
 
 

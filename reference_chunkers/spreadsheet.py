@@ -17,6 +17,7 @@ rectangles whose every row and column holds data. A chunk's text is its range ro
 cells joined by " | " (an empty cell renders as nothing), rows by newlines. A block longer
 than ``max_size`` stays as the parent of its pieces; only a one-cell chunk may exceed the cap.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -84,8 +85,10 @@ def _cut(group: list[Key], axis: int) -> list[list[Key]] | None:
 
 def render(cells: dict[Key, str], box: Box) -> str:
     top, left, bottom, right = box
-    return "\n".join(_SEP.join(cells.get((r, c), "") for c in range(left, right + 1))
-                     for r in range(top, bottom + 1))
+    return "\n".join(
+        _SEP.join(cells.get((r, c), "") for c in range(left, right + 1))
+        for r in range(top, bottom + 1)
+    )
 
 
 def length(box: Box, chars: int) -> int:
@@ -124,10 +127,15 @@ class SpreadsheetChunker:
                     for piece in self.pieces(own, box, cap):
                         yield self.chunk(sheet.title, own, piece, piece, parent=parent["id"])
 
-    def chunk(self, title: str, cells: dict[Key, str], box: Box, claim: Box,
-              parent: str | None = None) -> dict[str, Any]:
-        out = {"text": render(cells, box), "sheet": title, "range": a1(claim),
-               "id": f"{title}!{a1(claim)}"}
+    def chunk(
+        self, title: str, cells: dict[Key, str], box: Box, claim: Box, parent: str | None = None
+    ) -> dict[str, Any]:
+        out = {
+            "text": render(cells, box),
+            "sheet": title,
+            "range": a1(claim),
+            "id": f"{title}!{a1(claim)}",
+        }
         return out if parent is None else {**out, "parent": parent}
 
     def claim(self, sheet: Any, box: Box) -> Box:
@@ -158,8 +166,9 @@ class SpreadsheetChunker:
         assert group is not None
         return out + self.close(group, rows, cap)
 
-    def close(self, group: tuple[Box, int], rows: dict[int, list[tuple[int, int]]],
-              cap: int) -> list[Box]:
+    def close(
+        self, group: tuple[Box, int], rows: dict[int, list[tuple[int, int]]], cap: int
+    ) -> list[Box]:
         """A finished group as it is, or (one row over the cap) runs of its cells."""
         box, chars = group
         if length(box, chars) <= cap:
@@ -167,8 +176,10 @@ class SpreadsheetChunker:
         line, out, i = rows[box[0]], [], 0
         while i < len(line):  # left to right, each run as long as fits (a lone cell may not)
             j, held = i, line[i][1]
-            while j + 1 < len(line) and length((0, line[i][0], 0, line[j + 1][0]),
-                                               held + line[j + 1][1]) <= cap:
+            while (
+                j + 1 < len(line)
+                and length((0, line[i][0], 0, line[j + 1][0]), held + line[j + 1][1]) <= cap
+            ):
                 j, held = j + 1, held + line[j + 1][1]
             out.append((box[0], line[i][0], box[0], line[j][0]))
             i = j + 1

@@ -38,8 +38,10 @@ class _Chonkie(Adapter):
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
         chunks = self.make(max_size, overlap).chunk(document)
-        return [record(c.text, c.start_index, c.end_index, id=c.id, token_count=c.token_count)
-                for c in chunks]
+        return [
+            record(c.text, c.start_index, c.end_index, id=c.id, token_count=c.token_count)
+            for c in chunks
+        ]
 
 
 class Token(_Chonkie):

@@ -55,8 +55,9 @@ def run_one(name: str, out: str, max_examples: int, seed: int, timeout: float) -
         plugin = load(info.target)
     except TargetError as exc:
         return {"name": name, "skipped": str(exc)}
-    settings = RunSettings(max_examples=max_examples, seed=seed, timeout=timeout,
-                           reproducers=folder / "reproducers")
+    settings = RunSettings(
+        max_examples=max_examples, seed=seed, timeout=timeout, reproducers=folder / "reproducers"
+    )
     result = run(plugin, settings)
     report = report_json(result)
     report["adapter"] = name
@@ -65,14 +66,16 @@ def run_one(name: str, out: str, max_examples: int, seed: int, timeout: float) -
     return {"name": name, "violated": violated, "elapsed": round(result.elapsed, 1)}
 
 
-def run_all(out: Path, names: Sequence[str], *, max_examples: int, seed: int, jobs: int,
-            timeout: float) -> int:
+def run_all(
+    out: Path, names: Sequence[str], *, max_examples: int, seed: int, jobs: int, timeout: float
+) -> int:
     """Run every named adapter (``jobs`` at a time); returns how many ran."""
     out.mkdir(parents=True, exist_ok=True)
     for stale in out.glob("*.json"):
         stale.unlink()
-    (out / "versions.json").write_text(json.dumps(_versions(max_examples, seed), indent=2) + "\n",
-                                       encoding="utf-8")
+    (out / "versions.json").write_text(
+        json.dumps(_versions(max_examples, seed), indent=2) + "\n", encoding="utf-8"
+    )
     started = time.monotonic()
     ran = 0
     with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -123,8 +126,10 @@ class Review:
         if self.finding is None:
             return "NOT REVIEWED: no explanation has been written for this violation yet"
         if not self.matches:
-            return ("REVIEW AGAIN: this counterexample does not match the reviewed cause "
-                    f"(expected a message matching {self.finding.expect!r})")
+            return (
+                "REVIEW AGAIN: this counterexample does not match the reviewed cause "
+                f"(expected a message matching {self.finding.expect!r})"
+            )
         return None
 
     def cell(self) -> str:
@@ -147,8 +152,9 @@ def render(out: Path) -> tuple[str, list[str]]:
     """The markdown page from the reports in ``out``, and the problems found while reviewing."""
     reports = load_reports(out)
     versions_path = out / "versions.json"
-    versions = (json.loads(versions_path.read_text(encoding="utf-8"))
-                if versions_path.exists() else {})
+    versions = (
+        json.loads(versions_path.read_text(encoding="utf-8")) if versions_path.exists() else {}
+    )
     adapters = [a for a in ADAPTERS if a.name in reports]
     missing = [a for a in ADAPTERS if a.name not in reports]
     ids = [i["id"] for i in next(iter(reports.values()))["invariants"]] if reports else []
@@ -156,7 +162,9 @@ def render(out: Path) -> tuple[str, list[str]]:
     problems: list[str] = []
     reviews = {
         (a.name, item["id"]): Review(a.name, item["id"], item["counterexample"] or {})
-        for a in adapters for item in reports[a.name]["invariants"] if item["status"] == "violated"
+        for a in adapters
+        for item in reports[a.name]["invariants"]
+        if item["status"] == "violated"
     }
     for (name, rule), review in reviews.items():
         if review.problem:
@@ -171,8 +179,9 @@ def render(out: Path) -> tuple[str, list[str]]:
     return "\n".join(lines).rstrip() + "\n", problems
 
 
-def _header(versions: dict[str, Any], adapters: list[AdapterInfo],
-            missing: list[AdapterInfo]) -> list[str]:
+def _header(
+    versions: dict[str, Any], adapters: list[AdapterInfo], missing: list[AdapterInfo]
+) -> list[str]:
     libs = versions.get("libraries", {})
     out = [
         "# Conformance of popular chunkers",
@@ -199,17 +208,23 @@ def _header(versions: dict[str, Any], adapters: list[AdapterInfo],
     out += [f"| {dist} | {libs.get(dist) or 'not installed'} |" for dist in DISTRIBUTIONS]
     out += ["", "| adapter | splitter | unit | promises | offsets from |", "|---|---|---|---|---|"]
     for info in adapters:
-        out.append(f"| `{info.name}` | `{info.splitter}` | chars | "
-                   f"{', '.join(_PROMISES.get(info.name, ())) or '—'} | "
-                   f"{_OFFSETS.get(info.name, '—')} |")
+        out.append(
+            f"| `{info.name}` | `{info.splitter}` | chars | "
+            f"{', '.join(_PROMISES.get(info.name, ())) or '—'} | "
+            f"{_OFFSETS.get(info.name, '—')} |"
+        )
     if missing:
-        out += ["", "Not run (library not installed): "
-                + ", ".join(f"`{a.name}`" for a in missing) + "."]
+        out += [
+            "",
+            "Not run (library not installed): " + ", ".join(f"`{a.name}`" for a in missing) + ".",
+        ]
     return [*out, ""]
 
 
-_PROMISES = {"langchain-markdown-headers": ("heading_boundary",),
-             "llamaindex-markdown": ("heading_boundary",)}
+_PROMISES = {
+    "langchain-markdown-headers": ("heading_boundary",),
+    "llamaindex-markdown": ("heading_boundary",),
+}
 _OFFSETS = {
     "langchain-recursive": "`start_index` (add_start_index)",
     "langchain-character": "`start_index` (add_start_index)",
@@ -227,8 +242,12 @@ _OFFSETS = {
 }
 
 
-def _matrix(adapters: list[AdapterInfo], reports: dict[str, dict[str, Any]], ids: list[str],
-            reviews: dict[tuple[str, str], Review]) -> list[str]:
+def _matrix(
+    adapters: list[AdapterInfo],
+    reports: dict[str, dict[str, Any]],
+    ids: list[str],
+    reviews: dict[tuple[str, str], Review],
+) -> list[str]:
     out = [
         "## Matrix",
         "",
@@ -253,12 +272,18 @@ def _matrix(adapters: list[AdapterInfo], reports: dict[str, dict[str, Any]], ids
     return [*out, ""]
 
 
-def _summary(adapters: list[AdapterInfo], reports: dict[str, dict[str, Any]],
-             reviews: dict[tuple[str, str], Review]) -> list[str]:
+def _summary(
+    adapters: list[AdapterInfo],
+    reports: dict[str, dict[str, Any]],
+    reviews: dict[tuple[str, str], Review],
+) -> list[str]:
     out = ["## In one line each", ""]
     for info in adapters:
-        found = [(i["id"], reviews[(info.name, i["id"])]) for i in reports[info.name]["invariants"]
-                 if i["status"] == "violated"]
+        found = [
+            (i["id"], reviews[(info.name, i["id"])])
+            for i in reports[info.name]["invariants"]
+            if i["status"] == "violated"
+        ]
         if not found:
             out.append(f"- `{info.name}`: no violation found.")
             continue
@@ -271,8 +296,12 @@ def _summary(adapters: list[AdapterInfo], reports: dict[str, dict[str, Any]],
     return [*out, ""]
 
 
-def _section(info: AdapterInfo, report: dict[str, Any],
-             reviews: dict[tuple[str, str], Review], versions: dict[str, Any]) -> list[str]:
+def _section(
+    info: AdapterInfo,
+    report: dict[str, Any],
+    reviews: dict[tuple[str, str], Review],
+    versions: dict[str, Any],
+) -> list[str]:
     version = versions.get("libraries", {}).get(info.distribution) or "?"
     out = [f"## `{info.name}`: {info.distribution} {version}, `{info.splitter}`", ""]
     from contract.adapters.findings import ADAPTER_NOTES
@@ -306,9 +335,12 @@ def _counterexample(found: dict[str, Any]) -> list[str]:
     document = found.get("document", "")
     shown = escape(document, 240) if isinstance(document, str) else json.dumps(document)[:240]
     message = (found.get("message") or "").splitlines()[0] if found.get("message") else ""
-    out = ["```", f"document = {shown}",
-           f"config   = max_size={config.get('max_size')}, overlap={config.get('overlap')}",
-           f"message  = {message}"]
+    out = [
+        "```",
+        f"document = {shown}",
+        f"config   = max_size={config.get('max_size')}, overlap={config.get('overlap')}",
+        f"message  = {message}",
+    ]
     chunks = found.get("chunks") or []
     for k, chunk in enumerate(chunks[:6]):
         where = f" [{chunk['start']}:{chunk['end']})" if "start" in chunk and "end" in chunk else ""
@@ -329,22 +361,32 @@ def _contract_notes() -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m contract.adapters.conformance",
-                                     description="Regenerate docs/conformance.md.")
-    parser.add_argument("adapters", nargs="*", metavar="ADAPTER",
-                        help="adapter names (default: every adapter whose library is installed)")
+    parser = argparse.ArgumentParser(
+        prog="python -m contract.adapters.conformance",
+        description="Regenerate docs/conformance.md.",
+    )
+    parser.add_argument(
+        "adapters",
+        nargs="*",
+        metavar="ADAPTER",
+        help="adapter names (default: every adapter whose library is installed)",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the reports go")
     parser.add_argument("--doc", type=Path, default=DEFAULT_DOC, help="the page to write")
     parser.add_argument("--max-examples", type=int, default=DEFAULT_EXAMPLES)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=2.0)
-    parser.add_argument("--render-only", action="store_true",
-                        help="only render the reports already in --out")
+    parser.add_argument(
+        "--render-only", action="store_true", help="only render the reports already in --out"
+    )
     parser.add_argument("--run-only", action="store_true", help="only run, do not render")
-    parser.add_argument("--strict", action="store_true",
-                        help="exit 1 if a violation has no reviewed explanation, or its "
-                             "counterexample does not match the review")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 if a violation has no reviewed explanation, or its "
+        "counterexample does not match the review",
+    )
     args = parser.parse_args(argv)
     unknown = [n for n in args.adapters if n not in BY_NAME]
     if unknown:
@@ -352,11 +394,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.render_only:
         names = args.adapters or [a.name for a in ADAPTERS if a.installed]
         if not names:
-            print("no adapter library is installed: pip install 'chunk-contract[peers]'",
-                  file=sys.stderr)
+            print(
+                "no adapter library is installed: pip install 'chunk-contract[peers]'",
+                file=sys.stderr,
+            )
             return 2
-        run_all(args.out, names, max_examples=args.max_examples, seed=args.seed,
-                jobs=args.jobs, timeout=args.timeout)
+        run_all(
+            args.out,
+            names,
+            max_examples=args.max_examples,
+            seed=args.seed,
+            jobs=args.jobs,
+            timeout=args.timeout,
+        )
     if not args.run_only:
         page, problems = render(args.out)
         args.doc.parent.mkdir(parents=True, exist_ok=True)

@@ -64,7 +64,7 @@ _LC_RAW_SPLIT = (
     "than `chunk_size` (`self._length_function(s) < self._chunk_size` is false) and has no finer "
     "separator left is appended to the output as it is (`final_chunks.append(s)`), bypassing "
     "`_join_docs`, which is where chunks are stripped and empty ones dropped. With the last "
-    "separator `\"\"` every split is one character, so at `chunk_size=1` each space or newline "
+    'separator `""` every split is one character, so at `chunk_size=1` each space or newline '
     "becomes a chunk of its own. `strip_whitespace=True` (the default) is documented to strip "
     "whitespace from the start and end of every chunk."
 )
@@ -97,7 +97,7 @@ _IDS_CHONKIE = (
 )
 _LC_OVERLAP_EQUAL = (
     "`TextSplitter.__init__` rejects only `chunk_overlap > chunk_size` (its docstring: "
-    "\"ValueError: If chunk_overlap is greater than chunk_size\"), so `chunk_overlap == "
+    '"ValueError: If chunk_overlap is greater than chunk_size"), so `chunk_overlap == '
     "chunk_size`, which the contract counts as degenerate, is accepted and chunked like a valid "
     "config."
 )
@@ -132,340 +132,581 @@ def _add(adapters: tuple[str, ...], invariant: str, finding: Finding) -> None:
 _LC_RECURSIVE = ("langchain-recursive", "langchain-markdown")
 _SPLITTER = "langchain_text_splitters/character.py, `RecursiveCharacterTextSplitter._split_text`"
 
-_add(_LC_RECURSIVE, "non_empty", Finding(
-    "bug", "a split of exactly chunk_size at the last separator level is emitted unstripped, "
-    "so whitespace becomes a chunk",
-    _LC_RAW_SPLIT, _SPLITTER, expect=r"whitespace-only|is empty"))
-_add(_LC_RECURSIVE, "no_lost_text", Finding(
-    "bug", "`start_index` is found with `str.find` and lands on an earlier repeat of the text",
-    _LC_START_INDEX, "langchain_text_splitters/base.py, `TextSplitter.create_documents`",
-    expect=r"lies in no chunk"))
-_add(_LC_RECURSIVE, "ordered", Finding(
-    "bug", "overlap counted with whitespace that is stripped later repeats the previous chunk "
-    "whole; `find`-based `start_index` misplaces repeats",
-    f"Two causes. First, {_LC_WHITESPACE_OVERLAP} Second, offsets: {_LC_START_INDEX}",
-    "langchain_text_splitters/base.py, `TextSplitter._merge_splits`, `_join_docs`, "
-    "`create_documents`", expect=r"start does not increase|end decreases|does not occur after"))
-_add(_LC_RECURSIVE, "overlap_bounded", Finding(
-    "bug", "`find`-based `start_index` places a chunk on an earlier repeat, inside its neighbour",
-    _LC_START_INDEX, "langchain_text_splitters/base.py, `TextSplitter.create_documents`",
-    expect=r"> overlap"))
-_add(_LC_RECURSIVE, "config_validation", Finding(
-    "bug", "`chunk_overlap == chunk_size` is accepted, and the output has the valid-config "
-    "defects",
-    f"{_LC_OVERLAP_EQUAL} The output then shows the defects found on valid configs (here the "
-    "whitespace-only chunk of `non_empty`, elsewhere misplaced `start_index` values).",
-    "langchain_text_splitters/base.py, `TextSplitter.__init__`",
-    expect=r"was neither refused"))
+_add(
+    _LC_RECURSIVE,
+    "non_empty",
+    Finding(
+        "bug",
+        "a split of exactly chunk_size at the last separator level is emitted unstripped, "
+        "so whitespace becomes a chunk",
+        _LC_RAW_SPLIT,
+        _SPLITTER,
+        expect=r"whitespace-only|is empty",
+    ),
+)
+_add(
+    _LC_RECURSIVE,
+    "no_lost_text",
+    Finding(
+        "bug",
+        "`start_index` is found with `str.find` and lands on an earlier repeat of the text",
+        _LC_START_INDEX,
+        "langchain_text_splitters/base.py, `TextSplitter.create_documents`",
+        expect=r"lies in no chunk",
+    ),
+)
+_add(
+    _LC_RECURSIVE,
+    "ordered",
+    Finding(
+        "bug",
+        "overlap counted with whitespace that is stripped later repeats the previous chunk "
+        "whole; `find`-based `start_index` misplaces repeats",
+        f"Two causes. First, {_LC_WHITESPACE_OVERLAP} Second, offsets: {_LC_START_INDEX}",
+        "langchain_text_splitters/base.py, `TextSplitter._merge_splits`, `_join_docs`, "
+        "`create_documents`",
+        expect=r"start does not increase|end decreases|does not occur after",
+    ),
+)
+_add(
+    _LC_RECURSIVE,
+    "overlap_bounded",
+    Finding(
+        "bug",
+        "`find`-based `start_index` places a chunk on an earlier repeat, inside its neighbour",
+        _LC_START_INDEX,
+        "langchain_text_splitters/base.py, `TextSplitter.create_documents`",
+        expect=r"> overlap",
+    ),
+)
+_add(
+    _LC_RECURSIVE,
+    "config_validation",
+    Finding(
+        "bug",
+        "`chunk_overlap == chunk_size` is accepted, and the output has the valid-config defects",
+        f"{_LC_OVERLAP_EQUAL} The output then shows the defects found on valid configs (here the "
+        "whitespace-only chunk of `non_empty`, elsewhere misplaced `start_index` values).",
+        "langchain_text_splitters/base.py, `TextSplitter.__init__`",
+        expect=r"was neither refused",
+    ),
+)
 
-_add(("langchain-character",), "cap_respected", Finding(
-    "documented", "splits only at `\"\\n\\n\"`; a longer paragraph stays one chunk",
-    "`CharacterTextSplitter.split_text` splits at its one separator (`\"\\n\\n\"` by default) "
-    "and `_merge_splits` only merges pieces; a piece longer than `chunk_size` is never cut, "
-    "and `_merge_splits` just logs `Created a chunk of size N, which is longer than the "
-    "specified M`.",
-    "langchain_text_splitters/character.py, `CharacterTextSplitter.split_text`; base.py, "
-    "`TextSplitter._merge_splits`",
-    docs="LangChain, \"How to split text by tokens\" (python.langchain.com/docs/how_to/"
-         "split_by_token/): text split by `CharacterTextSplitter` \"can be larger than the "
-         "chunk size\"; `RecursiveCharacterTextSplitter` is the one recommended \"to make sure "
-         "splits are not larger than chunk size\".",
-    expect=r"> max_size"))
-_add(("langchain-character",), "config_validation", Finding(
-    "documented", "`chunk_overlap == chunk_size` is accepted; the chunks then break the cap as "
-    "on valid configs",
-    f"{_LC_OVERLAP_EQUAL} The output then breaks `cap_respected` exactly as on valid configs: a "
-    "piece without the separator is never cut.",
-    "langchain_text_splitters/base.py, `TextSplitter.__init__`",
-    docs="`TextSplitter.__init__` docstring (raises only if `chunk_overlap` is greater than "
-         "`chunk_size`); see `cap_respected`.",
-    expect=r"max_size=\d+, overlap=\d+ was"))
+_add(
+    ("langchain-character",),
+    "cap_respected",
+    Finding(
+        "documented",
+        'splits only at `"\\n\\n"`; a longer paragraph stays one chunk',
+        '`CharacterTextSplitter.split_text` splits at its one separator (`"\\n\\n"` by default) '
+        "and `_merge_splits` only merges pieces; a piece longer than `chunk_size` is never cut, "
+        "and `_merge_splits` just logs `Created a chunk of size N, which is longer than the "
+        "specified M`.",
+        "langchain_text_splitters/character.py, `CharacterTextSplitter.split_text`; base.py, "
+        "`TextSplitter._merge_splits`",
+        docs='LangChain, "How to split text by tokens" (python.langchain.com/docs/how_to/'
+        'split_by_token/): text split by `CharacterTextSplitter` "can be larger than the '
+        'chunk size"; `RecursiveCharacterTextSplitter` is the one recommended "to make sure '
+        'splits are not larger than chunk size".',
+        expect=r"> max_size",
+    ),
+)
+_add(
+    ("langchain-character",),
+    "config_validation",
+    Finding(
+        "documented",
+        "`chunk_overlap == chunk_size` is accepted; the chunks then break the cap as "
+        "on valid configs",
+        f"{_LC_OVERLAP_EQUAL} The output then breaks `cap_respected` exactly as on valid configs: a "
+        "piece without the separator is never cut.",
+        "langchain_text_splitters/base.py, `TextSplitter.__init__`",
+        docs="`TextSplitter.__init__` docstring (raises only if `chunk_overlap` is greater than "
+        "`chunk_size`); see `cap_respected`.",
+        expect=r"max_size=\d+, overlap=\d+ was",
+    ),
+)
 
-_add(("langchain-markdown-headers",), "cap_respected", Finding(
-    "documented", "the splitter has no size parameter: a section is one chunk however long",
-    "`MarkdownHeaderTextSplitter` takes no `chunk_size`: it groups lines by heading path and "
-    "returns each group whole. The adapter ignores `max_size` and `overlap`, as the library "
-    "does.",
-    "langchain_text_splitters/markdown.py, `MarkdownHeaderTextSplitter.split_text`",
-    docs="LangChain, \"Split markdown\" (MarkdownHeaderTextSplitter) integration page, \"How to "
-         "constrain chunk size\": \"Within each markdown group we can then apply any text "
-         "splitter we want, such as RecursiveCharacterTextSplitter\".",
-    expect=r"> max_size"))
-_add(("langchain-markdown-headers",), "span_fidelity", Finding(
-    "documented", "lines are stripped and re-joined with `\"  \\n\"`: chunks are not slices",
-    "`split_text` strips every line (`line.strip()`), drops non-printable characters, joins "
-    "the lines of one block with `\"\\n\"` and `aggregate_lines_to_chunks` joins blocks of "
-    "the same section with `\"  \\n\"` (a markdown hard break). Blank lines disappear and "
-    "indentation is lost, so a chunk's text is rewritten, not cut from the document.",
-    "langchain_text_splitters/markdown.py, `MarkdownHeaderTextSplitter.split_text`, "
-    "`aggregate_lines_to_chunks`",
-    docs="LangChain, \"Split markdown\" integration page: \"The default "
-         "MarkdownHeaderTextSplitter strips white spaces and new lines. To preserve the "
-         "original formatting of your Markdown documents, check out "
-         "ExperimentalMarkdownSyntaxTextSplitter\"; its example output shows "
-         "`'Hi this is Jim  \\nHi this is Joe'`.",
-    expect=r"occurs nowhere|holds"))
-_add(("langchain-markdown-headers",), "no_lost_text", Finding(
-    "design", "non-printable characters (U+200B, U+2029, unassigned code points) are deleted",
-    "`split_text` filters every line through `\"\".join(filter(str.isprintable, "
-    "stripped_line))` (commented \"Remove all non-printable characters from the string, "
-    "keeping only visible text\"). Characters that are not whitespace but not printable "
-    "either (zero-width space U+200B, format and private-use characters, unassigned code "
-    "points, U+2029) vanish from the output; a document made only of them gives no chunk.",
-    "langchain_text_splitters/markdown.py, `MarkdownHeaderTextSplitter.split_text`",
-    expect=r"lies in no chunk"))
-_add(("langchain-markdown-headers",), "config_validation", Finding(
-    "documented", "no size or overlap parameter to validate; output breaks the same rules as "
-    "on valid configs",
-    "The splitter has no `chunk_size` or `chunk_overlap`, so no config is ever refused; on a "
-    "degenerate config the output is the same as on any other and breaks `cap_respected` / "
-    "`span_fidelity` as described there.",
-    "langchain_text_splitters/markdown.py, `MarkdownHeaderTextSplitter.__init__`",
-    docs="See `cap_respected`: the splitter is documented without size parameters.",
-    expect=r"was neither refused"))
+_add(
+    ("langchain-markdown-headers",),
+    "cap_respected",
+    Finding(
+        "documented",
+        "the splitter has no size parameter: a section is one chunk however long",
+        "`MarkdownHeaderTextSplitter` takes no `chunk_size`: it groups lines by heading path and "
+        "returns each group whole. The adapter ignores `max_size` and `overlap`, as the library "
+        "does.",
+        "langchain_text_splitters/markdown.py, `MarkdownHeaderTextSplitter.split_text`",
+        docs='LangChain, "Split markdown" (MarkdownHeaderTextSplitter) integration page, "How to '
+        'constrain chunk size": "Within each markdown group we can then apply any text '
+        'splitter we want, such as RecursiveCharacterTextSplitter".',
+        expect=r"> max_size",
+    ),
+)
+_add(
+    ("langchain-markdown-headers",),
+    "span_fidelity",
+    Finding(
+        "documented",
+        'lines are stripped and re-joined with `"  \\n"`: chunks are not slices',
+        "`split_text` strips every line (`line.strip()`), drops non-printable characters, joins "
+        'the lines of one block with `"\\n"` and `aggregate_lines_to_chunks` joins blocks of '
+        'the same section with `"  \\n"` (a markdown hard break). Blank lines disappear and '
+        "indentation is lost, so a chunk's text is rewritten, not cut from the document.",
+        "langchain_text_splitters/markdown.py, `MarkdownHeaderTextSplitter.split_text`, "
+        "`aggregate_lines_to_chunks`",
+        docs='LangChain, "Split markdown" integration page: "The default '
+        "MarkdownHeaderTextSplitter strips white spaces and new lines. To preserve the "
+        "original formatting of your Markdown documents, check out "
+        'ExperimentalMarkdownSyntaxTextSplitter"; its example output shows '
+        "`'Hi this is Jim  \\nHi this is Joe'`.",
+        expect=r"occurs nowhere|holds",
+    ),
+)
+_add(
+    ("langchain-markdown-headers",),
+    "no_lost_text",
+    Finding(
+        "design",
+        "non-printable characters (U+200B, U+2029, unassigned code points) are deleted",
+        '`split_text` filters every line through `"".join(filter(str.isprintable, '
+        'stripped_line))` (commented "Remove all non-printable characters from the string, '
+        'keeping only visible text"). Characters that are not whitespace but not printable '
+        "either (zero-width space U+200B, format and private-use characters, unassigned code "
+        "points, U+2029) vanish from the output; a document made only of them gives no chunk.",
+        "langchain_text_splitters/markdown.py, `MarkdownHeaderTextSplitter.split_text`",
+        expect=r"lies in no chunk",
+    ),
+)
+_add(
+    ("langchain-markdown-headers",),
+    "config_validation",
+    Finding(
+        "documented",
+        "no size or overlap parameter to validate; output breaks the same rules as "
+        "on valid configs",
+        "The splitter has no `chunk_size` or `chunk_overlap`, so no config is ever refused; on a "
+        "degenerate config the output is the same as on any other and breaks `cap_respected` / "
+        "`span_fidelity` as described there.",
+        "langchain_text_splitters/markdown.py, `MarkdownHeaderTextSplitter.__init__`",
+        docs="See `cap_respected`: the splitter is documented without size parameters.",
+        expect=r"was neither refused",
+    ),
+)
 
 _LLAMA_TEXT = ("llamaindex-sentence", "llamaindex-token")
-_add(_LLAMA_TEXT, "non_empty", Finding(
-    "bug", "an empty document gives one empty node",
-    "`SentenceSplitter._split_text` and `TokenTextSplitter._split_text` begin with "
-    "`if text == \"\": return [text]`, and `build_nodes_from_splits` turns that `\"\"` into a "
-    "node, so an empty document yields one node with empty text (and an id) instead of none.",
-    "llama_index/core/node_parser/text/sentence.py and text/token.py, `_split_text`",
-    expect=r"is empty|whitespace-only"))
-_add(_LLAMA_TEXT, "no_lost_text", Finding(
-    "bug", "`start_char_idx` is found with `str.find` from the previous start and lands on an "
-    "earlier repeat", _LLAMA_FIND,
-    "llama_index/core/node_parser/interface.py, `NodeParser._postprocess_parsed_nodes`",
-    expect=r"lies in no chunk"))
-_add(_LLAMA_TEXT, "overlap_bounded", Finding(
-    "bug", "`find`-based `start_char_idx` places a node inside its neighbour", _LLAMA_FIND,
-    "llama_index/core/node_parser/interface.py, `NodeParser._postprocess_parsed_nodes`",
-    expect=r"> overlap"))
-_add(_LLAMA_TEXT, "ordered", Finding(
-    "bug", "`find`-based offsets misplace repeats; overlap counted with stripped whitespace "
-    "repeats the previous node whole",
-    f"Two causes. First, offsets: {_LLAMA_FIND} Second, {_LLAMA_WHITESPACE_OVERLAP}",
-    "llama_index/core/node_parser/interface.py, `_postprocess_parsed_nodes`; "
-    "text/sentence.py and text/token.py, `_merge`",
-    expect=r"start does not increase|end decreases|does not occur after"))
-_add(("llamaindex-sentence", "llamaindex-token", "llamaindex-markdown"), "deterministic", Finding(
-    "design", "node ids are random UUIDs", _IDS_LLAMA,
-    "llama_index/core/node_parser/node_utils.py, `default_id_func`",
-    expect=r"\.id was"))
-_add(_LLAMA_TEXT, "config_validation", Finding(
-    "bug", "`chunk_overlap == chunk_size` is accepted, and the output has the valid-config "
-    "defects",
-    "Both splitters reject only `chunk_overlap > chunk_size` (and, through pydantic, "
-    "`chunk_size <= 0` and `chunk_overlap < 0`), so `chunk_overlap == chunk_size` is chunked "
-    "like a valid config; the output then shows the defects found on valid configs (the empty "
-    "node of an empty document, `find`-based offsets, random ids).",
-    "llama_index/core/node_parser/text/sentence.py and text/token.py, `__init__`",
-    expect=r"was neither refused"))
-_add(("llamaindex-token",), "no_crash", Finding(
-    "bug", "`chunk_size <= 2` raises ValueError even with `include_metadata=False`",
-    "`get_nodes_from_documents` goes through `MetadataAwareTextSplitter._parse_nodes`, which "
-    "always calls `split_text_metadata_aware`; `TokenTextSplitter` there reserves the "
-    "metadata's tokens plus `DEFAULT_METADATA_FORMAT_LEN = 2` \"for metadata formatting\" "
-    "and raises `ValueError: Metadata length (2) is longer than chunk size` when nothing is "
-    "left, although `include_metadata=False` and the document has no metadata. A valid "
-    "`chunk_size` of 1 or 2 therefore fails, and every chunk is 2 tokens smaller than asked.",
-    "llama_index/core/node_parser/interface.py, `MetadataAwareTextSplitter._parse_nodes`; "
-    "text/token.py, `split_text_metadata_aware`",
-    expect=r"Metadata length"))
+_add(
+    _LLAMA_TEXT,
+    "non_empty",
+    Finding(
+        "bug",
+        "an empty document gives one empty node",
+        "`SentenceSplitter._split_text` and `TokenTextSplitter._split_text` begin with "
+        '`if text == "": return [text]`, and `build_nodes_from_splits` turns that `""` into a '
+        "node, so an empty document yields one node with empty text (and an id) instead of none.",
+        "llama_index/core/node_parser/text/sentence.py and text/token.py, `_split_text`",
+        expect=r"is empty|whitespace-only",
+    ),
+)
+_add(
+    _LLAMA_TEXT,
+    "no_lost_text",
+    Finding(
+        "bug",
+        "`start_char_idx` is found with `str.find` from the previous start and lands on an "
+        "earlier repeat",
+        _LLAMA_FIND,
+        "llama_index/core/node_parser/interface.py, `NodeParser._postprocess_parsed_nodes`",
+        expect=r"lies in no chunk",
+    ),
+)
+_add(
+    _LLAMA_TEXT,
+    "overlap_bounded",
+    Finding(
+        "bug",
+        "`find`-based `start_char_idx` places a node inside its neighbour",
+        _LLAMA_FIND,
+        "llama_index/core/node_parser/interface.py, `NodeParser._postprocess_parsed_nodes`",
+        expect=r"> overlap",
+    ),
+)
+_add(
+    _LLAMA_TEXT,
+    "ordered",
+    Finding(
+        "bug",
+        "`find`-based offsets misplace repeats; overlap counted with stripped whitespace "
+        "repeats the previous node whole",
+        f"Two causes. First, offsets: {_LLAMA_FIND} Second, {_LLAMA_WHITESPACE_OVERLAP}",
+        "llama_index/core/node_parser/interface.py, `_postprocess_parsed_nodes`; "
+        "text/sentence.py and text/token.py, `_merge`",
+        expect=r"start does not increase|end decreases|does not occur after",
+    ),
+)
+_add(
+    ("llamaindex-sentence", "llamaindex-token", "llamaindex-markdown"),
+    "deterministic",
+    Finding(
+        "design",
+        "node ids are random UUIDs",
+        _IDS_LLAMA,
+        "llama_index/core/node_parser/node_utils.py, `default_id_func`",
+        expect=r"\.id was",
+    ),
+)
+_add(
+    _LLAMA_TEXT,
+    "config_validation",
+    Finding(
+        "bug",
+        "`chunk_overlap == chunk_size` is accepted, and the output has the valid-config defects",
+        "Both splitters reject only `chunk_overlap > chunk_size` (and, through pydantic, "
+        "`chunk_size <= 0` and `chunk_overlap < 0`), so `chunk_overlap == chunk_size` is chunked "
+        "like a valid config; the output then shows the defects found on valid configs (the empty "
+        "node of an empty document, `find`-based offsets, random ids).",
+        "llama_index/core/node_parser/text/sentence.py and text/token.py, `__init__`",
+        expect=r"was neither refused",
+    ),
+)
+_add(
+    ("llamaindex-token",),
+    "no_crash",
+    Finding(
+        "bug",
+        "`chunk_size <= 2` raises ValueError even with `include_metadata=False`",
+        "`get_nodes_from_documents` goes through `MetadataAwareTextSplitter._parse_nodes`, which "
+        "always calls `split_text_metadata_aware`; `TokenTextSplitter` there reserves the "
+        'metadata\'s tokens plus `DEFAULT_METADATA_FORMAT_LEN = 2` "for metadata formatting" '
+        "and raises `ValueError: Metadata length (2) is longer than chunk size` when nothing is "
+        "left, although `include_metadata=False` and the document has no metadata. A valid "
+        "`chunk_size` of 1 or 2 therefore fails, and every chunk is 2 tokens smaller than asked.",
+        "llama_index/core/node_parser/interface.py, `MetadataAwareTextSplitter._parse_nodes`; "
+        "text/token.py, `split_text_metadata_aware`",
+        expect=r"Metadata length",
+    ),
+)
 
-_add(("llamaindex-markdown",), "cap_respected", Finding(
-    "documented", "the parser has no size parameter: a section is one node however long",
-    "`MarkdownNodeParser` has no `chunk_size`: it cuts at headings only and returns each "
-    "section whole. The adapter ignores `max_size` and `overlap`.",
-    "llama_index/core/node_parser/file/markdown.py, `MarkdownNodeParser.get_nodes_from_node`",
-    docs="LlamaIndex API reference, `MarkdownNodeParser`: \"Splits a document into Nodes using "
-         "Markdown header-based splitting logic\" (parameters: include_metadata, "
-         "include_prev_next_rel, header_path_separator; no size).",
-    expect=r"> max_size"))
-_add(("llamaindex-markdown",), "span_fidelity", Finding(
-    "design", "heading lines are rebuilt as `'#' * level + ' ' + text`",
-    "When `get_nodes_from_node` meets a heading (`^(#+)\\s(.*)`) it starts the section with "
-    "`\"#\" * header_level + f\" {header_text}\\n\"` instead of the line itself: a tab or "
-    "no-break space after the hashes becomes a space, and the node's text is no longer the "
-    "document's.",
-    "llama_index/core/node_parser/file/markdown.py, `MarkdownNodeParser.get_nodes_from_node`",
-    expect=r"occurs nowhere|holds"))
-_add(("llamaindex-markdown",), "heading_boundary", Finding(
-    "bug", "empty (`#`) and indented (1-3 spaces) ATX headings are not recognised",
-    "Headings are detected with `re.match(r\"^(#+)\\s(.*)\", line)`: the hashes must start "
-    "the line and be followed by a whitespace character. An empty heading (`#` or `####` "
-    "alone on its line) and a heading indented by one to three spaces, both ATX headings in "
-    "CommonMark, are treated as body text, so the section before them runs on past them. (The "
-    "pattern also accepts seven or more hashes, which is over-splitting, harmless here.)",
-    "llama_index/core/node_parser/file/markdown.py, `MarkdownNodeParser.get_nodes_from_node`",
-    expect=r"holds heading"))
-_add(("llamaindex-markdown",), "config_validation", Finding(
-    "design", "no size or overlap parameter to validate; ids are random on every call",
-    "The parser has no size or overlap parameters, so no config is ever refused; on a "
-    "degenerate config the output is the same as on any other, and breaks `deterministic` "
-    "(random node ids) and `cap_respected` as described there.",
-    "llama_index/core/node_parser/file/markdown.py",
-    expect=r"was neither refused"))
+_add(
+    ("llamaindex-markdown",),
+    "cap_respected",
+    Finding(
+        "documented",
+        "the parser has no size parameter: a section is one node however long",
+        "`MarkdownNodeParser` has no `chunk_size`: it cuts at headings only and returns each "
+        "section whole. The adapter ignores `max_size` and `overlap`.",
+        "llama_index/core/node_parser/file/markdown.py, `MarkdownNodeParser.get_nodes_from_node`",
+        docs='LlamaIndex API reference, `MarkdownNodeParser`: "Splits a document into Nodes using '
+        'Markdown header-based splitting logic" (parameters: include_metadata, '
+        "include_prev_next_rel, header_path_separator; no size).",
+        expect=r"> max_size",
+    ),
+)
+_add(
+    ("llamaindex-markdown",),
+    "span_fidelity",
+    Finding(
+        "design",
+        "heading lines are rebuilt as `'#' * level + ' ' + text`",
+        "When `get_nodes_from_node` meets a heading (`^(#+)\\s(.*)`) it starts the section with "
+        '`"#" * header_level + f" {header_text}\\n"` instead of the line itself: a tab or '
+        "no-break space after the hashes becomes a space, and the node's text is no longer the "
+        "document's.",
+        "llama_index/core/node_parser/file/markdown.py, `MarkdownNodeParser.get_nodes_from_node`",
+        expect=r"occurs nowhere|holds",
+    ),
+)
+_add(
+    ("llamaindex-markdown",),
+    "heading_boundary",
+    Finding(
+        "bug",
+        "empty (`#`) and indented (1-3 spaces) ATX headings are not recognised",
+        'Headings are detected with `re.match(r"^(#+)\\s(.*)", line)`: the hashes must start '
+        "the line and be followed by a whitespace character. An empty heading (`#` or `####` "
+        "alone on its line) and a heading indented by one to three spaces, both ATX headings in "
+        "CommonMark, are treated as body text, so the section before them runs on past them. (The "
+        "pattern also accepts seven or more hashes, which is over-splitting, harmless here.)",
+        "llama_index/core/node_parser/file/markdown.py, `MarkdownNodeParser.get_nodes_from_node`",
+        expect=r"holds heading",
+    ),
+)
+_add(
+    ("llamaindex-markdown",),
+    "config_validation",
+    Finding(
+        "design",
+        "no size or overlap parameter to validate; ids are random on every call",
+        "The parser has no size or overlap parameters, so no config is ever refused; on a "
+        "degenerate config the output is the same as on any other, and breaks `deterministic` "
+        "(random node ids) and `cap_respected` as described there.",
+        "llama_index/core/node_parser/file/markdown.py",
+        expect=r"was neither refused",
+    ),
+)
 
 _CHONKIE = ("chonkie-token", "chonkie-sentence", "chonkie-recursive")
-_RECONSTRUCT = ("chonkie documentation, Concepts: an ideal chunk is \"Reconstructable: ... "
-                "combining chunks should give you the original text back\".")
-_add(_CHONKIE, "deterministic", Finding(
-    "design", "chunk ids are random UUIDs", _IDS_CHONKIE,
-    "chonkie/types/base.py, `Chunk.id` (`generate_id`)", expect=r"\.id was"))
-_add(("chonkie-token",), "non_empty", Finding(
-    "documented", "fixed token windows keep whitespace, so a window can be only whitespace",
-    "`TokenChunker` cuts the token sequence into fixed windows of `chunk_size` tokens "
-    "(`_token_group_generator`) and decodes each; only a whitespace-only *document* is skipped "
-    "(`if not text.strip(): return []`). A window that falls on spaces or newlines is emitted "
-    "as a whitespace-only chunk, which is how chonkie keeps chunks reconstructable.",
-    "chonkie/chunker/token.py, `TokenChunker.chunk`", docs=_RECONSTRUCT,
-    expect=r"whitespace-only|is empty"))
-_add(("chonkie-recursive",), "non_empty", Finding(
-    "documented", "every piece of the text, whitespace included, ends up in some chunk",
-    "`RecursiveChunker._recursive_chunk` splits at each level's delimiters with the delimiter "
-    "kept, merges pieces up to `chunk_size`, and emits every piece it cannot merge; pieces "
-    "that are only whitespace (a lone newline, a run of spaces at a small `chunk_size`, or a "
-    "whitespace-only document) become chunks of their own, so that the chunks concatenate to "
-    "the document.",
-    "chonkie/chunker/recursive.py, `RecursiveChunker._recursive_chunk`", docs=_RECONSTRUCT,
-    expect=r"whitespace-only|is empty"))
-_add(("chonkie-sentence",), "cap_respected", Finding(
-    "documented", "a sentence longer than `chunk_size` is kept whole",
-    "`SentenceChunker` only groups whole sentences (`_prepare_sentences`, then "
-    "`chonkie_core.find_merge_indices`) and forces at least `min_sentences_per_chunk = 1` "
-    "sentence into every chunk, so a sentence longer than `chunk_size` (with the character "
-    "tokenizer: longer than `chunk_size` characters, whitespace included) becomes one "
-    "oversized chunk.",
-    "chonkie/chunker/sentence.py, `SentenceChunker.chunk`",
-    docs="chonkie documentation, Sentence Chunker: it \"splits text into chunks while "
-         "preserving complete sentences\"; `min_sentences_per_chunk`: \"Minimum number of "
-         "sentences to include in each chunk\" (default 1).",
-    expect=r"> max_size"))
-_add(("chonkie-token",), "config_validation", Finding(
-    "bug", "negative `chunk_overlap` is accepted; the windows then skip text and misreport "
-    "offsets",
-    "`TokenChunker.__init__` checks only `chunk_size <= 0` and `chunk_overlap >= chunk_size`, "
-    "so a negative `chunk_overlap` is accepted. The window step `chunk_size - chunk_overlap` "
-    "then exceeds the window, so the text between windows is in no chunk, and "
-    "`_create_chunks` derives the next `start_index` from the decoded length of "
-    "`token_group[-chunk_overlap:]`, which for a negative overlap is not the overlap at all, so "
-    "chunk texts stop matching their offsets (seen by hand: size 4, overlap -121 reports "
-    "`'adin'` at the offsets of `'titl'`). The shrunk counterexample shows the simplest failure "
-    "on such a config, the random ids of `deterministic`.",
-    "chonkie/chunker/token.py, `TokenChunker.__init__`, `_create_chunks`",
-    expect=r"was neither refused"))
-_add(("chonkie-sentence",), "config_validation", Finding(
-    "design", "negative `chunk_overlap` is accepted and treated as no overlap; ids are random",
-    "`SentenceChunker.__init__` checks only `chunk_size <= 0` and `chunk_overlap >= "
-    "chunk_size`; a negative `chunk_overlap` is accepted and, since the overlap step runs only "
-    "`if self.chunk_overlap > 0`, behaves as no overlap. The output then breaks only what it "
-    "breaks on valid configs: `deterministic` (random ids) and `cap_respected`.",
-    "chonkie/chunker/sentence.py, `SentenceChunker.__init__`, `chunk`",
-    expect=r"was neither refused"))
-_add(("chonkie-recursive",), "config_validation", Finding(
-    "design", "no overlap parameter to validate; ids are random on every call",
-    "`RecursiveChunker` has no overlap parameter (the adapter ignores `overlap`), so a "
-    "degenerate overlap is never refused; the output is then the same as on a valid config "
-    "and breaks `deterministic` (random ids) and `non_empty` as described there.",
-    "chonkie/chunker/recursive.py, `RecursiveChunker.__init__`",
-    expect=r"was neither refused"))
-_add(("chonkie-token",), "terminates", Finding(
-    "disputed", "a timeout seen only when two runs share the two cores",
-    "The counterexample (size 89, overlap 88 on a 1,900-character document) takes about 0.08 s "
-    "when run on its own; the 2 s timeout was hit only while another adapter's run loaded the "
-    "machine. TokenChunker's work is linear in `document length x chunk_size / (chunk_size - "
-    "chunk_overlap)`, which is large but bounded for an overlap of `chunk_size - 1`.",
-    "chonkie/chunker/token.py, `TokenChunker._token_group_generator`",
-    expect=r"no answer within"))
+_RECONSTRUCT = (
+    'chonkie documentation, Concepts: an ideal chunk is "Reconstructable: ... '
+    'combining chunks should give you the original text back".'
+)
+_add(
+    _CHONKIE,
+    "deterministic",
+    Finding(
+        "design",
+        "chunk ids are random UUIDs",
+        _IDS_CHONKIE,
+        "chonkie/types/base.py, `Chunk.id` (`generate_id`)",
+        expect=r"\.id was",
+    ),
+)
+_add(
+    ("chonkie-token",),
+    "non_empty",
+    Finding(
+        "documented",
+        "fixed token windows keep whitespace, so a window can be only whitespace",
+        "`TokenChunker` cuts the token sequence into fixed windows of `chunk_size` tokens "
+        "(`_token_group_generator`) and decodes each; only a whitespace-only *document* is skipped "
+        "(`if not text.strip(): return []`). A window that falls on spaces or newlines is emitted "
+        "as a whitespace-only chunk, which is how chonkie keeps chunks reconstructable.",
+        "chonkie/chunker/token.py, `TokenChunker.chunk`",
+        docs=_RECONSTRUCT,
+        expect=r"whitespace-only|is empty",
+    ),
+)
+_add(
+    ("chonkie-recursive",),
+    "non_empty",
+    Finding(
+        "documented",
+        "every piece of the text, whitespace included, ends up in some chunk",
+        "`RecursiveChunker._recursive_chunk` splits at each level's delimiters with the delimiter "
+        "kept, merges pieces up to `chunk_size`, and emits every piece it cannot merge; pieces "
+        "that are only whitespace (a lone newline, a run of spaces at a small `chunk_size`, or a "
+        "whitespace-only document) become chunks of their own, so that the chunks concatenate to "
+        "the document.",
+        "chonkie/chunker/recursive.py, `RecursiveChunker._recursive_chunk`",
+        docs=_RECONSTRUCT,
+        expect=r"whitespace-only|is empty",
+    ),
+)
+_add(
+    ("chonkie-sentence",),
+    "cap_respected",
+    Finding(
+        "documented",
+        "a sentence longer than `chunk_size` is kept whole",
+        "`SentenceChunker` only groups whole sentences (`_prepare_sentences`, then "
+        "`chonkie_core.find_merge_indices`) and forces at least `min_sentences_per_chunk = 1` "
+        "sentence into every chunk, so a sentence longer than `chunk_size` (with the character "
+        "tokenizer: longer than `chunk_size` characters, whitespace included) becomes one "
+        "oversized chunk.",
+        "chonkie/chunker/sentence.py, `SentenceChunker.chunk`",
+        docs='chonkie documentation, Sentence Chunker: it "splits text into chunks while '
+        'preserving complete sentences"; `min_sentences_per_chunk`: "Minimum number of '
+        'sentences to include in each chunk" (default 1).',
+        expect=r"> max_size",
+    ),
+)
+_add(
+    ("chonkie-token",),
+    "config_validation",
+    Finding(
+        "bug",
+        "negative `chunk_overlap` is accepted; the windows then skip text and misreport offsets",
+        "`TokenChunker.__init__` checks only `chunk_size <= 0` and `chunk_overlap >= chunk_size`, "
+        "so a negative `chunk_overlap` is accepted. The window step `chunk_size - chunk_overlap` "
+        "then exceeds the window, so the text between windows is in no chunk, and "
+        "`_create_chunks` derives the next `start_index` from the decoded length of "
+        "`token_group[-chunk_overlap:]`, which for a negative overlap is not the overlap at all, so "
+        "chunk texts stop matching their offsets (seen by hand: size 4, overlap -121 reports "
+        "`'adin'` at the offsets of `'titl'`). The shrunk counterexample shows the simplest failure "
+        "on such a config, the random ids of `deterministic`.",
+        "chonkie/chunker/token.py, `TokenChunker.__init__`, `_create_chunks`",
+        expect=r"was neither refused",
+    ),
+)
+_add(
+    ("chonkie-sentence",),
+    "config_validation",
+    Finding(
+        "design",
+        "negative `chunk_overlap` is accepted and treated as no overlap; ids are random",
+        "`SentenceChunker.__init__` checks only `chunk_size <= 0` and `chunk_overlap >= "
+        "chunk_size`; a negative `chunk_overlap` is accepted and, since the overlap step runs only "
+        "`if self.chunk_overlap > 0`, behaves as no overlap. The output then breaks only what it "
+        "breaks on valid configs: `deterministic` (random ids) and `cap_respected`.",
+        "chonkie/chunker/sentence.py, `SentenceChunker.__init__`, `chunk`",
+        expect=r"was neither refused",
+    ),
+)
+_add(
+    ("chonkie-recursive",),
+    "config_validation",
+    Finding(
+        "design",
+        "no overlap parameter to validate; ids are random on every call",
+        "`RecursiveChunker` has no overlap parameter (the adapter ignores `overlap`), so a "
+        "degenerate overlap is never refused; the output is then the same as on a valid config "
+        "and breaks `deterministic` (random ids) and `non_empty` as described there.",
+        "chonkie/chunker/recursive.py, `RecursiveChunker.__init__`",
+        expect=r"was neither refused",
+    ),
+)
+_add(
+    ("chonkie-token",),
+    "terminates",
+    Finding(
+        "disputed",
+        "a timeout seen only when two runs share the two cores",
+        "The counterexample (size 89, overlap 88 on a 1,900-character document) takes about 0.08 s "
+        "when run on its own; the 2 s timeout was hit only while another adapter's run loaded the "
+        "machine. TokenChunker's work is linear in `document length x chunk_size / (chunk_size - "
+        "chunk_overlap)`, which is large but bounded for an overlap of `chunk_size - 1`.",
+        "chonkie/chunker/token.py, `TokenChunker._token_group_generator`",
+        expect=r"no answer within",
+    ),
+)
 
-_add(("semchunk",), "cap_respected", Finding(
-    "bug", "with overlap, merged chunks also span the whitespace removed between sub-chunks",
-    "With an overlap, `semchunk.chunk` first chunks the text at `local_chunk_size = "
-    "min(overlap, chunk_size - overlap)` and then merges `floor(chunk_size / "
-    "local_chunk_size)` consecutive sub-chunks into one chunk by their offsets: "
-    "`(suboffsets[start][0], suboffsets[start + subchunks_per_chunk - 1][1])`. The sub-chunks "
-    "were stripped of the whitespace that separated them, but the merged span includes it, so "
-    "the chunk is longer than `chunk_size` (`'x a'` at size 2, overlap 1: sub-chunks `'x'` "
-    "and `'a'`, merged span 3 characters).",
-    "semchunk/semchunk.py, `chunk` (\"Overlap chunks if desired\")",
-    docs="semchunk's docstring promises \"a list of chunks up to `chunk_size`-tokens-long\"; "
-         "the violation contradicts it.",
-    expect=r"> max_size"))
-_add(("semchunk",), "overlap_bounded", Finding(
-    "bug", "overlap is counted in sub-chunks, not in tokens, and the gaps between them add to it",
-    "The overlap is realised by stepping `subchunk_stride = floor((chunk_size - overlap) / "
-    "local_chunk_size)` sub-chunks at a time through windows of `subchunks_per_chunk` "
-    "sub-chunks; consecutive chunks share `subchunks_per_chunk - subchunk_stride` sub-chunks "
-    "*and the whitespace between them*, which can exceed `overlap` tokens (`'xx aa'` at size "
-    "3, overlap 2: chunks `'xx a'` and `'x aa'` share `'x a'`, 3 characters).",
-    "semchunk/semchunk.py, `chunk` (\"Overlap chunks if desired\")",
-    expect=r"> overlap"))
-_add(("semchunk",), "config_validation", Finding(
-    "bug", "`chunk_size <= 0` is never validated (RecursionError, IndexError or a hang); "
-    "overlap >= chunk_size is silently clamped",
-    "Neither `chunkerify` nor `chunk` validates `chunk_size`: at 0 every character is \"over "
-    "the chunk size\" and `chunk` recurses on it until `RecursionError`; negative sizes give "
-    "`IndexError` from the overlap arithmetic or run until killed. An overlap of "
-    "`chunk_size` or more is clamped to `chunk_size - 1` (\"to prevent ever having an "
-    "overlap over the chunk size\") and then shows the same cap and overlap defects as on "
-    "valid configs.",
-    "semchunk/semchunk.py, `chunk`, `chunkerify`",
-    expect=r"was neither refused"))
+_add(
+    ("semchunk",),
+    "cap_respected",
+    Finding(
+        "bug",
+        "with overlap, merged chunks also span the whitespace removed between sub-chunks",
+        "With an overlap, `semchunk.chunk` first chunks the text at `local_chunk_size = "
+        "min(overlap, chunk_size - overlap)` and then merges `floor(chunk_size / "
+        "local_chunk_size)` consecutive sub-chunks into one chunk by their offsets: "
+        "`(suboffsets[start][0], suboffsets[start + subchunks_per_chunk - 1][1])`. The sub-chunks "
+        "were stripped of the whitespace that separated them, but the merged span includes it, so "
+        "the chunk is longer than `chunk_size` (`'x a'` at size 2, overlap 1: sub-chunks `'x'` "
+        "and `'a'`, merged span 3 characters).",
+        'semchunk/semchunk.py, `chunk` ("Overlap chunks if desired")',
+        docs='semchunk\'s docstring promises "a list of chunks up to `chunk_size`-tokens-long"; '
+        "the violation contradicts it.",
+        expect=r"> max_size",
+    ),
+)
+_add(
+    ("semchunk",),
+    "overlap_bounded",
+    Finding(
+        "bug",
+        "overlap is counted in sub-chunks, not in tokens, and the gaps between them add to it",
+        "The overlap is realised by stepping `subchunk_stride = floor((chunk_size - overlap) / "
+        "local_chunk_size)` sub-chunks at a time through windows of `subchunks_per_chunk` "
+        "sub-chunks; consecutive chunks share `subchunks_per_chunk - subchunk_stride` sub-chunks "
+        "*and the whitespace between them*, which can exceed `overlap` tokens (`'xx aa'` at size "
+        "3, overlap 2: chunks `'xx a'` and `'x aa'` share `'x a'`, 3 characters).",
+        'semchunk/semchunk.py, `chunk` ("Overlap chunks if desired")',
+        expect=r"> overlap",
+    ),
+)
+_add(
+    ("semchunk",),
+    "config_validation",
+    Finding(
+        "bug",
+        "`chunk_size <= 0` is never validated (RecursionError, IndexError or a hang); "
+        "overlap >= chunk_size is silently clamped",
+        'Neither `chunkerify` nor `chunk` validates `chunk_size`: at 0 every character is "over '
+        'the chunk size" and `chunk` recurses on it until `RecursionError`; negative sizes give '
+        "`IndexError` from the overlap arithmetic or run until killed. An overlap of "
+        '`chunk_size` or more is clamped to `chunk_size - 1` ("to prevent ever having an '
+        'overlap over the chunk size") and then shows the same cap and overlap defects as on '
+        "valid configs.",
+        "semchunk/semchunk.py, `chunk`, `chunkerify`",
+        expect=r"was neither refused",
+    ),
+)
 
 _TS = ("text-splitter", "text-splitter-markdown")
-_add(_TS, "config_validation", Finding(
-    "disputed", "a negative overlap is refused with OverflowError, not ValueError/TypeError",
-    _TS_OVERFLOW, "semantic_text_splitter (PyO3 binding), `TextSplitter.__new__` / "
-    "`MarkdownSplitter.__new__`", expect=r"OverflowError"))
-_add(_TS, "scales_linearly", Finding(
-    "bug", "every chunk re-measures the first sentence/word of the whole remaining text: "
-    "quadratic on unbroken runs", _TS_QUADRATIC,
-    "text-splitter crate (Rust), `src/splitter.rs`, `TextChunks::update_next_sections` and "
-    "`MemoizedChunkSizer::find_correct_level`", expect=r"time grows faster"))
-_add(_TS, "non_empty", Finding(
-    "disputed", "a chunk holding only U+001C..U+001F: whitespace to Python, not to Unicode",
-    "The splitter trims chunks with Rust's `str::trim`, which removes Unicode `White_Space` "
-    "characters. U+001C..U+001F (the information separators) are not `White_Space`, but "
-    "Python's `str.isspace()`, which the contract uses, says they are; so a chunk made of "
-    "one of them is kept by the library and reported as whitespace-only by the contract.",
-    "text-splitter crate (Rust), `src/trim.rs`, `Trim::trim`",
-    expect=r"whitespace-only '\\x1[c-f]"))
-_add(("text-splitter-markdown",), "overlap_bounded", Finding(
-    "bug", "overlap is measured on the trimmed text, but Markdown chunks keep their indentation",
-    "`TextChunks::update_cursor` chooses where the next chunk starts by sizing candidate "
-    "overlaps with `check_capacity`, which trims each candidate first. The Markdown splitter "
-    "trims with `Trim::PreserveIndentation`, which keeps leading spaces only when the text "
-    "spans several lines: a one-line candidate such as `'    return 1'` is measured as "
-    "`'return 1'` (8 characters, within an overlap of 8), but the emitted chunk spans "
-    "several lines and keeps the indentation, so the chunks share 12 characters.",
-    "text-splitter crate (Rust), `src/splitter.rs`, `TextChunks::update_cursor`; "
-    "`src/trim.rs`, `Trim::PreserveIndentation`",
-    expect=r"> overlap"))
+_add(
+    _TS,
+    "config_validation",
+    Finding(
+        "disputed",
+        "a negative overlap is refused with OverflowError, not ValueError/TypeError",
+        _TS_OVERFLOW,
+        "semantic_text_splitter (PyO3 binding), `TextSplitter.__new__` / "
+        "`MarkdownSplitter.__new__`",
+        expect=r"OverflowError",
+    ),
+)
+_add(
+    _TS,
+    "scales_linearly",
+    Finding(
+        "bug",
+        "every chunk re-measures the first sentence/word of the whole remaining text: "
+        "quadratic on unbroken runs",
+        _TS_QUADRATIC,
+        "text-splitter crate (Rust), `src/splitter.rs`, `TextChunks::update_next_sections` and "
+        "`MemoizedChunkSizer::find_correct_level`",
+        expect=r"time grows faster",
+    ),
+)
+_add(
+    _TS,
+    "non_empty",
+    Finding(
+        "disputed",
+        "a chunk holding only U+001C..U+001F: whitespace to Python, not to Unicode",
+        "The splitter trims chunks with Rust's `str::trim`, which removes Unicode `White_Space` "
+        "characters. U+001C..U+001F (the information separators) are not `White_Space`, but "
+        "Python's `str.isspace()`, which the contract uses, says they are; so a chunk made of "
+        "one of them is kept by the library and reported as whitespace-only by the contract.",
+        "text-splitter crate (Rust), `src/trim.rs`, `Trim::trim`",
+        expect=r"whitespace-only '\\x1[c-f]",
+    ),
+)
+_add(
+    ("text-splitter-markdown",),
+    "overlap_bounded",
+    Finding(
+        "bug",
+        "overlap is measured on the trimmed text, but Markdown chunks keep their indentation",
+        "`TextChunks::update_cursor` chooses where the next chunk starts by sizing candidate "
+        "overlaps with `check_capacity`, which trims each candidate first. The Markdown splitter "
+        "trims with `Trim::PreserveIndentation`, which keeps leading spaces only when the text "
+        "spans several lines: a one-line candidate such as `'    return 1'` is measured as "
+        "`'return 1'` (8 characters, within an overlap of 8), but the emitted chunk spans "
+        "several lines and keeps the indentation, so the chunks share 12 characters.",
+        "text-splitter crate (Rust), `src/splitter.rs`, `TextChunks::update_cursor`; "
+        "`src/trim.rs`, `Trim::PreserveIndentation`",
+        expect=r"> overlap",
+    ),
+)
 
 
 #: Observations about an adapter that the run's matrix does not show (found by hand while
 #: reviewing), printed under the adapter's section.
 ADAPTER_NOTES: dict[str, str] = {
     "langchain-character": (
-        "Found by hand, not by the generated examples: `\"a\\n\\n\\n\\nb\"` with "
-        "`chunk_size=10` gives the chunk `\"a\\n\\nb\"`, which is not in the document: "
+        'Found by hand, not by the generated examples: `"a\\n\\n\\n\\nb"` with '
+        '`chunk_size=10` gives the chunk `"a\\n\\nb"`, which is not in the document: '
         "`_split_text_with_regex` drops the empty piece between two consecutive separators and "
-        "`_merge_splits` re-joins the pieces with one separator. Its `start_index` is then -1."),
+        "`_merge_splits` re-joins the pieces with one separator. Its `start_index` is then -1."
+    ),
     "langchain-markdown-headers": (
         "`heading_boundary` passes only vacuously: chunks are rewritten text (see "
         "`span_fidelity`), so the contract cannot place them and skips the check. By hand: with "
-        "`strip_headers=False`, `\"# A\\n## B\\ntext\"` gives one chunk `\"# A  \\n## "
-        "B\\ntext\"`: `aggregate_lines_to_chunks` deliberately appends a section to a "
+        '`strip_headers=False`, `"# A\\n## B\\ntext"` gives one chunk `"# A  \\n## '
+        'B\\ntext"`: `aggregate_lines_to_chunks` deliberately appends a section to a '
         "preceding heading-only chunk of a shallower level, so a heading is not always at a "
-        "chunk's start."),
+        "chunk's start."
+    ),
     "llamaindex-token": (
         "Every chunk is at most `chunk_size - 2` tokens (see `no_crash`): the adapter's "
         "`max_size` is the library's `chunk_size`, and the library reserves two tokens for "
-        "metadata formatting even when there is no metadata."),
+        "metadata formatting even when there is no metadata."
+    ),
     "semchunk": (
         "Without an overlap (`overlap=0`) no violation was found: the defects are all in the "
-        "overlap path."),
+        "overlap path."
+    ),
 }
 
 #: Paragraphs for the page's last section: where the contract, not a library, is arguable.

@@ -34,8 +34,9 @@ class _LangChain(Adapter):
         self.cls = getattr(self.lib, self.splitter)
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-        splitter = self.cls(chunk_size=max_size, chunk_overlap=overlap, length_function=len,
-                            add_start_index=True)
+        splitter = self.cls(
+            chunk_size=max_size, chunk_overlap=overlap, length_function=len, add_start_index=True
+        )
         return [_from_document(doc) for doc in splitter.create_documents([document])]
 
 

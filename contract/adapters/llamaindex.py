@@ -47,8 +47,12 @@ class _LlamaIndex(Adapter):
         return [self.chunk(node) for node in nodes]
 
     def chunk(self, node: Any) -> dict[str, Any]:
-        return record(node.get_content(metadata_mode=self.metadata_none),
-                      node.start_char_idx, node.end_char_idx, id=node.node_id)
+        return record(
+            node.get_content(metadata_mode=self.metadata_none),
+            node.start_char_idx,
+            node.end_char_idx,
+            id=node.node_id,
+        )
 
 
 class Sentence(_LlamaIndex):
@@ -57,8 +61,9 @@ class Sentence(_LlamaIndex):
     name = "llamaindex-sentence"
 
     def parser(self, max_size: int, overlap: int) -> Any:
-        return self.parsers.SentenceSplitter(chunk_size=max_size, chunk_overlap=overlap,
-                                             tokenizer=list, include_metadata=False)
+        return self.parsers.SentenceSplitter(
+            chunk_size=max_size, chunk_overlap=overlap, tokenizer=list, include_metadata=False
+        )
 
 
 class Token(_LlamaIndex):
@@ -67,8 +72,9 @@ class Token(_LlamaIndex):
     name = "llamaindex-token"
 
     def parser(self, max_size: int, overlap: int) -> Any:
-        return self.parsers.TokenTextSplitter(chunk_size=max_size, chunk_overlap=overlap,
-                                              tokenizer=list, include_metadata=False)
+        return self.parsers.TokenTextSplitter(
+            chunk_size=max_size, chunk_overlap=overlap, tokenizer=list, include_metadata=False
+        )
 
 
 #: Separator for ``header_path`` (never in a heading the contract generates).
@@ -83,14 +89,15 @@ class Markdown(_LlamaIndex):
     promises = frozenset({"heading_boundary"})
 
     def parser(self, max_size: int, overlap: int) -> Any:
-        return self.parsers.MarkdownNodeParser(include_metadata=True,
-                                               header_path_separator=_PATH_SEPARATOR)
+        return self.parsers.MarkdownNodeParser(
+            include_metadata=True, header_path_separator=_PATH_SEPARATOR
+        )
 
     def chunk(self, node: Any) -> dict[str, Any]:
         out = super().chunk(node)
         path = node.metadata.get("header_path")
         if isinstance(path, str):  # "\x1f" at the top, "\x1fA\x1fB\x1f" under A > B
-            inner = path[len(_PATH_SEPARATOR):-len(_PATH_SEPARATOR)]
+            inner = path[len(_PATH_SEPARATOR) : -len(_PATH_SEPARATOR)]
             out["section"] = inner.split(_PATH_SEPARATOR) if inner else []
         return out
 

@@ -30,8 +30,10 @@ class _TextSplitter(Adapter):
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
         splitter = self.cls(max_size, overlap=overlap)
-        return [record(text, start, start + len(text))
-                for start, text in splitter.chunk_indices(document)]
+        return [
+            record(text, start, start + len(text))
+            for start, text in splitter.chunk_indices(document)
+        ]
 
 
 class Text(_TextSplitter):

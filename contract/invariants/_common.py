@@ -9,7 +9,10 @@ from contract.placement import Accept, Lower, Placement, Span, after_previous, p
 
 
 def place(
-    case: Case, chunks: Sequence[Chunk], *, lower: Lower = after_previous,
+    case: Case,
+    chunks: Sequence[Chunk],
+    *,
+    lower: Lower = after_previous,
     accept: Accept | None = None,
 ) -> Placement:
     """Place ``chunks`` in document order; chunks with offsets stay pinned to them."""

@@ -55,16 +55,22 @@ def _check_chars(case: Case, chunk: Chunk) -> Iterator[Violation]:
 def _check_bytes(case: Case, chunk: Chunk) -> Iterator[Violation]:
     sb, eb, size = chunk.start_byte, chunk.end_byte, len(case.document.data)
     if sb is None or eb is None:
-        yield _violation(chunk, f"reports start_byte={sb} end_byte={eb}; both or neither are allowed")
+        yield _violation(
+            chunk, f"reports start_byte={sb} end_byte={eb}; both or neither are allowed"
+        )
     elif not 0 <= sb <= eb <= size:
         yield _violation(chunk, f"byte span [{sb}:{eb}) is not inside the document's {size} bytes")
     else:
         held = _decode(case.document.data[sb:eb])
         if held is None:
             lossy = case.document.data[sb:eb].decode("utf-8", "replace")
-            yield _violation(chunk, (
-                f"text {escape(chunk.text)} but bytes [{sb}:{eb}) of the document cut a "
-                f"character: they hold no text, only {escape(lossy)} with U+FFFD for the cut"))
+            yield _violation(
+                chunk,
+                (
+                    f"text {escape(chunk.text)} but bytes [{sb}:{eb}) of the document cut a "
+                    f"character: they hold no text, only {escape(lossy)} with U+FFFD for the cut"
+                ),
+            )
         elif held != chunk.text:
             yield _violation(chunk, _mismatch(chunk.text, held, f"bytes [{sb}:{eb})"))
 
@@ -100,8 +106,12 @@ def no_lost_text(case: Case) -> Iterator[Violation]:
         yield Violation(
             "no_lost_text",
             f"document[{gap}] {escape(text[gap])} (line {line}) lies in no chunk"
-            + ("" if case.all_spanned else " placed in document order (and no placement of the "
-               "chunks in document order covers all the text)"),
+            + (
+                ""
+                if case.all_spanned
+                else " placed in document order (and no placement of the "
+                "chunks in document order covers all the text)"
+            ),
         )
 
 

@@ -22,13 +22,13 @@ def terminates(case: Case) -> Iterator[Violation]:
 
 @invariant("no_crash", kinds=_TEXT_AND_SHEETS, engine=True)
 def no_crash(case: Case) -> Iterator[Violation]:
-    """On a valid config the call returns an iterable of chunks: no exception, crash or wrong type."""
+    """On a valid config the call returns an iterable of chunks: no exception, crash, wrong type."""
     return iter(())
 
 
 @invariant("config_validation", kinds=_TEXT_AND_SHEETS, engine=True)
 def config_validation(case: Case) -> Iterator[Violation]:
-    """A degenerate config raises ValueError or TypeError, or gives output meeting every invariant."""
+    """A degenerate config raises ValueError/TypeError, or gives output meeting every invariant."""
     return iter(())
 
 

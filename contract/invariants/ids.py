@@ -40,7 +40,8 @@ def tiles_parent(case: Case) -> Iterator[Violation]:
         if parent is None:
             yield Violation(
                 "tiles_parent",
-                f"{describe_chunk(children[0])} names parent {parent_id!r}, which is not in the output",
+                f"{describe_chunk(children[0])} names parent {parent_id!r}, "
+                "which is not in the output",
                 (children[0].index,),
             )
         elif case.declarations.kind == "workbook":
@@ -65,7 +66,9 @@ def _tiles_text(case: Case, parent: Chunk, children: list[Chunk]) -> Iterator[Vi
             yield _tile(child, span, f"is not inside its parent {describe_chunk(parent, outer)}")
             return
         if previous is not None and span[0] < previous[0][1]:
-            yield _tile(child, span, f"overlaps its sibling {describe_chunk(previous[1], previous[0])}")
+            yield _tile(
+                child, span, f"overlaps its sibling {describe_chunk(previous[1], previous[0])}"
+            )
             return
         gap = first_non_space(case.document.text, covered, span[0])
         if gap != -1:

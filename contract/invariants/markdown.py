@@ -56,10 +56,10 @@ def _inner_heading(doc: Document, span: Span) -> int | None:
     """A heading inside ``span`` that has chunk text before it, if any."""
     heads = _headings(doc)
     k = bisect.bisect_right(heads, span[0])
-    for head in heads[k:k + 2]:
+    for head in heads[k : k + 2]:
         if head >= span[1]:
             return None
-        if doc.text[span[0]:head].strip():
+        if doc.text[span[0] : head].strip():
             return head
     return None
 
@@ -77,7 +77,11 @@ def heading_boundary(case: Case) -> Iterator[Violation]:
         return
     if spans_for(case, chunks) is None:
         return
-    placed = place(case, chunks, accept=lambda i, q, p: _inner_heading(doc, (q, q + len(chunks[i].text))) is None)
+    placed = place(
+        case,
+        chunks,
+        accept=lambda i, q, p: _inner_heading(doc, (q, q + len(chunks[i].text))) is None,
+    )
     if not placed.ok:
         i = placed.failed or 0
         yield Violation(
@@ -90,7 +94,7 @@ def heading_boundary(case: Case) -> Iterator[Violation]:
 
 def _violation(doc: Document, index: int, span: Span, head: int) -> Violation:
     line_end = doc.text.find("\n", head)
-    heading = doc.text[head:line_end if line_end != -1 else len(doc.text)]
+    heading = doc.text[head : line_end if line_end != -1 else len(doc.text)]
     return Violation(
         "heading_boundary",
         f"chunk[{index}] [{span[0]}:{span[1]}) holds heading {escape(heading, 40)} at "

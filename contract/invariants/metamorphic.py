@@ -45,5 +45,6 @@ def newline_invariance(case: Case) -> Iterator[Violation]:
     if difference:
         yield Violation(
             "newline_invariance",
-            f"the CRLF version of the document chunks differently from its LF version: {difference}",
+            "the CRLF version of the document chunks differently from its LF version: "
+            + difference,
         )

@@ -177,25 +177,38 @@ def tiles_cells(case: Case, parent: Chunk, children: list[Chunk]) -> Iterator[Vi
     boxes = [(x[1], c) for x, c in inner if isinstance(x, tuple)]
     for k, (box, child) in enumerate(boxes):
         if _sheet_of(child, sheets) != home or not _contains(pbox, box):
-            yield Violation("tiles_parent", f"{_where(child, sheets)} is not inside its parent "
-                            f"{_where(parent, sheets)}", (child.index,))
+            yield Violation(
+                "tiles_parent",
+                f"{_where(child, sheets)} is not inside its parent {_where(parent, sheets)}",
+                (child.index,),
+            )
             return
         for other_box, other in boxes[:k]:
             if _intersects(box, other_box):
-                yield Violation("tiles_parent", f"{_where(child, sheets)} overlaps its sibling "
-                                f"{_where(other, sheets)}", (child.index,))
+                yield Violation(
+                    "tiles_parent",
+                    f"{_where(child, sheets)} overlaps its sibling {_where(other, sheets)}",
+                    (child.index,),
+                )
                 return
     for cell in sorted(c for c in cells if _inside(c, pbox)):
         if not any(_inside(cell, box) for box, _ in boxes):
             name = f"{home}!{column_letters(cell[1])}{cell[0]}"
-            yield Violation("tiles_parent", f"{name} lies in parent {_where(parent, sheets)} but "
-                            "in none of its children", (parent.index,))
+            yield Violation(
+                "tiles_parent",
+                f"{name} lies in parent {_where(parent, sheets)} but in none of its children",
+                (parent.index,),
+            )
             return
 
 
 def _contains(outer: Box, inner: Box) -> bool:
-    return (outer[0] <= inner[0] and outer[1] <= inner[1]
-            and inner[2] <= outer[2] and inner[3] <= outer[3])
+    return (
+        outer[0] <= inner[0]
+        and outer[1] <= inner[1]
+        and inner[2] <= outer[2]
+        and inner[3] <= outer[3]
+    )
 
 
 def _intersects(a: Box, b: Box) -> bool:

@@ -17,7 +17,7 @@ _ONE_GRAPHEME = regex.compile(r"\X")
 
 @invariant("cap_respected", kinds=("text", "workbook"))
 def cap_respected(case: Case) -> Iterator[Violation]:
-    """Every leaf chunk's size in the plugin's unit is at most max_size, unless it is indivisible."""
+    """Every leaf chunk's size in the plugin's unit is at most max_size, unless indivisible."""
     cap = case.config.max_size
     for chunk in case.leaves():
         size = case.size(chunk.text)
@@ -46,7 +46,7 @@ def _one_cell(cell_range: str | None) -> bool:
 
 @invariant("overlap_bounded")
 def overlap_bounded(case: Case) -> Iterator[Violation]:
-    """Consecutive sibling chunks share at most ``overlap`` (in the plugin's unit) of the document."""
+    """Consecutive sibling chunks share at most ``overlap`` (in the plugin's unit)."""
     for group in case.siblings():
         yield from _overlaps(case, group)
 
@@ -114,4 +114,4 @@ def _placed_overlap(case: Case, group: list[Chunk]) -> Iterator[Violation]:
 def _fits(case: Case, start: int, previous: Span | None) -> bool:
     if previous is None or start >= previous[1]:
         return True
-    return case.size(case.document.text[start:previous[1]]) <= case.config.overlap
+    return case.size(case.document.text[start : previous[1]]) <= case.config.overlap

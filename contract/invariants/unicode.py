@@ -20,7 +20,7 @@ _WINDOW = 256
 
 @invariant("codepoint_integrity")
 def codepoint_integrity(case: Case) -> Iterator[Violation]:
-    """No lone surrogate or U+FFFD that the document does not hold there; byte offsets on boundaries."""
+    """No lone surrogate or U+FFFD the document does not hold there; byte offsets on boundaries."""
     for chunk, span in zip(case.chunks, case.offset_spans):
         yield from _byte_boundaries(case.document, chunk)
         yield from _suspects(case, chunk, span)
@@ -98,7 +98,8 @@ def grapheme_integrity(case: Case) -> Iterator[Violation]:
                 yield Violation(
                     "grapheme_integrity",
                     f"{describe_chunk(chunk, span)} has a boundary at {edge}, inside grapheme "
-                    f"cluster {escape(doc.text[cluster[0]:cluster[1]])} [{cluster[0]}:{cluster[1]})",
+                    f"cluster {escape(doc.text[cluster[0] : cluster[1]])} "
+                    f"[{cluster[0]}:{cluster[1]})",
                     (chunk.index,),
                 )
                 break

@@ -228,18 +228,19 @@ def _third_party(args: argparse.Namespace, budget: Budget) -> int:
     work = WORK_DIR / slug
     started = time.monotonic()
     source = f"{PACKAGE}/{target.file.name}"
-    notes = []
     if not args.report_only:
         expected = {t.spec: _expected_violations(t, budget) for t in targets}
-        for spec, violated in expected.items():
-            if violated:
-                notes.append(
-                    f"The unmutated {spec} already violates {', '.join(violated)}: a mutant "
-                    "that only breaks those again cannot be caught, so survivors gather "
-                    "around the code behind those violations.")
         _scratch_project(work, targets, expected, budget)
+        (work / "expected.json").write_text(json.dumps(expected, indent=1))
         _skip_triaged(args.baseline, {source: target.display}, args.recheck)
         _run_mutmut(work, args.max_children)
+    try:
+        expected = json.loads((work / "expected.json").read_text())
+    except (OSError, ValueError):
+        expected = {}
+    notes = [f"The unmutated {spec} already violates {', '.join(violated)}: a mutant that only "
+             "breaks those again cannot be caught, so survivors gather around the code behind "
+             "those violations." for spec, violated in expected.items() if violated]
     report = reports.Report(
         results.load(work, [source], display={source: target.display}),
         triage.load(args.baseline), title=", ".join(args.targets),

@@ -15,9 +15,14 @@ def _counterexample(found: Counterexample | None) -> dict[str, Any] | None:
     if found is None:
         return None
     return {
-        "document": found.document, "config": found.config.as_dict(), "message": found.message,
-        "messages": found.messages, "chunks": found.chunks, "offending_chunks": found.offending,
-        "shrunk": found.shrunk, "reproducer": found.reproducer,
+        "document": found.document,
+        "config": found.config.as_dict(),
+        "message": found.message,
+        "messages": found.messages,
+        "chunks": found.chunks,
+        "offending_chunks": found.offending,
+        "shrunk": found.shrunk,
+        "reproducer": found.reproducer,
     }
 
 
@@ -33,7 +38,9 @@ def report_json(result: RunResult) -> dict[str, Any]:
         "elapsed": round(result.elapsed, 3),
         "invariants": [
             {
-                "id": r.id, "status": r.status, "examples": r.examples,
+                "id": r.id,
+                "status": r.status,
+                "examples": r.examples,
                 "counterexample": _counterexample(r.counterexample),
                 **({"reason": r.reason} if r.reason else {}),
             }

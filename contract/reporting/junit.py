@@ -14,20 +14,30 @@ from contract.runner import Event, Finished, RunResult
 def junit_tree(result: RunResult) -> ET.ElementTree:
     """A ``<testsuites>`` document for ``result``."""
     suites = ET.Element("testsuites")
-    suite = ET.SubElement(suites, "testsuite", {
-        "name": f"chunk-contract {result.target}",
-        "tests": str(len(result.results)),
-        "failures": str(len(result.violated)),
-        "skipped": str(sum(r.status == "skipped" for r in result.results)),
-        "errors": "0",
-        "time": f"{result.elapsed:.3f}",
-    })
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        {
+            "name": f"chunk-contract {result.target}",
+            "tests": str(len(result.results)),
+            "failures": str(len(result.violated)),
+            "skipped": str(sum(r.status == "skipped" for r in result.results)),
+            "errors": "0",
+            "time": f"{result.elapsed:.3f}",
+        },
+    )
     for item in result.results:
-        case = ET.SubElement(suite, "testcase", {
-            "classname": f"chunk_contract.{_safe(result.target)}", "name": item.id, "time": "0"})
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {"classname": f"chunk_contract.{_safe(result.target)}", "name": item.id, "time": "0"},
+        )
         if item.status == "violated" and item.counterexample is not None:
-            failure = ET.SubElement(case, "failure", {
-                "message": item.counterexample.message.splitlines()[0], "type": item.id})
+            failure = ET.SubElement(
+                case,
+                "failure",
+                {"message": item.counterexample.message.splitlines()[0], "type": item.id},
+            )
             failure.text = render_violation(result, item)
         elif item.status == "skipped":
             ET.SubElement(case, "skipped", {"message": item.reason})

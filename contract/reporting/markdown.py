@@ -22,7 +22,7 @@ def _cell(text: str) -> str:
     """One table cell: one line, pipes escaped, cut to a readable length."""
     line = " ".join(text.split())
     if len(line) > _CELL_CHARS:
-        line = line[:_CELL_CHARS - 1] + "…"
+        line = line[: _CELL_CHARS - 1] + "…"
     return line.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
 
 
@@ -59,10 +59,13 @@ def _target(result: RunResult) -> list[str]:
     verdict = "PASSED" if result.passed else f"FAILED ({len(result.violated)} violated)"
     profile = f" · profile `{result.settings.profile}`" if result.settings.profile else ""
     out = [
-        f"### `{result.target}`: {verdict}", "",
+        f"### `{result.target}`: {verdict}",
+        "",
         f"{result.kind} plugin · {result.examples} examples · {checked} invariants checked · "
-        f"seed `{result.seed}`{profile} · {result.elapsed:.1f} s", "",
-        "| invariant | verdict | details |", "|---|---|---|",
+        f"seed `{result.seed}`{profile} · {result.elapsed:.1f} s",
+        "",
+        "| invariant | verdict | details |",
+        "|---|---|---|",
     ]
     for item in result.results:
         out.append(f"| `{item.id}` | {_ICON.get(item.status, item.status)} | {_detail(item)} |")
@@ -70,8 +73,16 @@ def _target(result: RunResult) -> list[str]:
     for item in result.violated:
         body = render_violation(result, item)
         fence = _fence(body)
-        out += [f"<details><summary><code>{item.id}</code>: {_detail(item)}</summary>", "",
-                f"{fence}text", body, fence, "", "</details>", ""]
+        out += [
+            f"<details><summary><code>{item.id}</code>: {_detail(item)}</summary>",
+            "",
+            f"{fence}text",
+            body,
+            fence,
+            "",
+            "</details>",
+            "",
+        ]
     return out
 
 

@@ -10,7 +10,7 @@ _CELL = {"passed": "passed", "violated": "VIOLATED", "skipped": "skipped"}
 
 
 def short_name(target: str) -> str:
-    """``reference_chunkers/header.py:split_duplicate_headers`` -> ``header:split_duplicate_headers``."""
+    """A target's column name: ``.../header.py:split_x`` -> ``header:split_x``."""
     where, _, attr = target.rpartition(":")
     stem = where.rsplit("/", 1)[-1].removesuffix(".py") if where else target
     return stem if attr in ("split", "") else f"{stem}:{attr}"
@@ -29,8 +29,12 @@ def render_matrix(results: list[RunResult]) -> str:
     lines += ["", "Skipped, and why:"]
     lines += _reasons(results, names)
     failed = [n for n, r in zip(names, results) if not r.passed]
-    lines += ["", f"FAILED: {', '.join(failed)}" if failed else
-              f"PASSED: {len(results)} chunker(s), every applicable invariant holds"]
+    lines += [
+        "",
+        f"FAILED: {', '.join(failed)}"
+        if failed
+        else f"PASSED: {len(results)} chunker(s), every applicable invariant holds",
+    ]
     return "\n".join(lines)
 
 

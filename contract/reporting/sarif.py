@@ -47,16 +47,19 @@ def _rule(rule: Invariant) -> dict[str, Any]:
         "name": "".join(part.capitalize() for part in rule.id.split("_")),
         "shortDescription": {"text": rule.rule},
         "fullDescription": {"text": rule.rule},
-        "help": {"text": f"{rule.rule} Run `chunk-contract list` for every invariant.",
-                 "markdown": f"**`{rule.id}`**: {rule.rule}\n\nRun `chunk-contract list` for "
-                             "every invariant."},
+        "help": {
+            "text": f"{rule.rule} Run `chunk-contract list` for every invariant.",
+            "markdown": f"**`{rule.id}`**: {rule.rule}\n\nRun `chunk-contract list` for "
+            "every invariant.",
+        },
         "defaultConfiguration": {"level": "error"},
         "properties": {"tags": tags, "precision": "very-high", "problem.severity": "error"},
     }
 
 
-def sarif_log(results: Iterable[RunResult], *, root: Path | None = None,
-              plugins: dict[str, Any] | None = None) -> dict[str, Any]:
+def sarif_log(
+    results: Iterable[RunResult], *, root: Path | None = None, plugins: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The SARIF log of ``results`` (one or several targets) as a JSON-ready dict.
 
     ``plugins`` maps a target to its resolved Plugin, to locate the chunker's source; without
@@ -75,36 +78,60 @@ def sarif_log(results: Iterable[RunResult], *, root: Path | None = None,
     return {
         "$schema": SCHEMA,
         "version": VERSION,
-        "runs": [{
-            "tool": {"driver": {
-                "name": TOOL, "version": _tool_version(), "informationUri": INFO_URI,
-                "rules": [_rule(rule) for rule in rules.values()],
-            }},
-            "automationDetails": {"id": "chunk-contract/"},
-            "invocations": [{
-                "executionSuccessful": True,
-                "properties": {"targets": [
-                    {"target": r.target, "kind": r.kind, "seed": r.seed, "examples": r.examples,
-                     "passed": r.passed, "profile": r.settings.profile}
-                    for r in results]},
-            }],
-            "results": sarif_results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": TOOL,
+                        "version": _tool_version(),
+                        "informationUri": INFO_URI,
+                        "rules": [_rule(rule) for rule in rules.values()],
+                    }
+                },
+                "automationDetails": {"id": "chunk-contract/"},
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "properties": {
+                            "targets": [
+                                {
+                                    "target": r.target,
+                                    "kind": r.kind,
+                                    "seed": r.seed,
+                                    "examples": r.examples,
+                                    "passed": r.passed,
+                                    "profile": r.settings.profile,
+                                }
+                                for r in results
+                            ]
+                        },
+                    }
+                ],
+                "results": sarif_results,
+            }
+        ],
     }
 
 
-def _result(result: RunResult, item: InvariantResult, rule_index: int,
-            where: dict[str, Any] | None) -> dict[str, Any]:
+def _result(
+    result: RunResult, item: InvariantResult, rule_index: int, where: dict[str, Any] | None
+) -> dict[str, Any]:
     found = item.counterexample
     assert found is not None
     observed = found.message.splitlines()[0]
     rule = registry()[item.id].rule
-    document = (escape(found.document, DOC_CHARS) if isinstance(found.document, str)
-                else repr(found.document)[:DOC_CHARS])
-    replay = (f" Reproduce with: chunk-contract replay {found.reproducer}"
-              if found.reproducer else "")
-    text = (f"{result.target} violates {item.id}: {observed} (allowed: {rule}) "
-            f"Failing input: document={document}, config {found.config.describe()}.{replay}")
+    document = (
+        escape(found.document, DOC_CHARS)
+        if isinstance(found.document, str)
+        else repr(found.document)[:DOC_CHARS]
+    )
+    replay = (
+        f" Reproduce with: chunk-contract replay {found.reproducer}" if found.reproducer else ""
+    )
+    text = (
+        f"{result.target} violates {item.id}: {observed} (allowed: {rule}) "
+        f"Failing input: document={document}, config {found.config.describe()}.{replay}"
+    )
     fingerprint = hashlib.sha256(f"{result.target}\0{item.id}".encode()).hexdigest()[:32]
     out: dict[str, Any] = {
         "ruleId": item.id,
@@ -114,9 +141,13 @@ def _result(result: RunResult, item: InvariantResult, rule_index: int,
         "message": {"text": text},
         "partialFingerprints": {"chunkContract/v1": fingerprint},
         "properties": {
-            "target": result.target, "observed": found.messages, "allowed": rule,
-            "config": found.config.as_dict(), "shrunk": found.shrunk,
-            "reproducer": found.reproducer, "seed": result.seed,
+            "target": result.target,
+            "observed": found.messages,
+            "allowed": rule,
+            "config": found.config.as_dict(),
+            "shrunk": found.shrunk,
+            "reproducer": found.reproducer,
+            "seed": result.seed,
         },
     }
     if where is not None:
@@ -136,8 +167,12 @@ def _location(target: str, plugin: Any, base: Path) -> dict[str, Any] | None:
     except ValueError:
         return None  # outside the checkout: GitHub could not show it
     region = {"startLine": max(1, line or 1)}
-    return {"physicalLocation": {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
-                                 "region": region}}
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+            "region": region,
+        }
+    }
 
 
 def _source(target: str, plugin: Any) -> tuple[Path | None, int | None]:

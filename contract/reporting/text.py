@@ -53,9 +53,12 @@ def render_violation(result: RunResult, item: InvariantResult) -> str:
     lines += [f"    {m}" for m in _messages(found.messages)]
     lines += _offending(found.chunks, found.offending)
     state = "shrunk" if found.shrunk else "not shrunk"
-    lines += ["", f"Failing input ({state}, {_size(found.document)}):",
-              f"    document = {_doc_repr(found.document)}",
-              f"    config   = {_config(found.config)}"]
+    lines += [
+        "",
+        f"Failing input ({state}, {_size(found.document)}):",
+        f"    document = {_doc_repr(found.document)}",
+        f"    config   = {_config(found.config)}",
+    ]
     if found.reproducer:
         lines += ["", "Reproduce with:", f"    chunk-contract replay {found.reproducer}"]
     return "\n".join(lines)
@@ -93,13 +96,17 @@ def render(result: RunResult) -> str:
 
 def _header(result: RunResult) -> str:
     checked = sum(r.status != "skipped" for r in result.results)
-    return (f"chunk-contract · {result.target} ({result.kind}) · seed {result.seed}\n"
-            f"{result.examples} examples · {checked} invariants checked · {result.elapsed:.1f} s")
+    return (
+        f"chunk-contract · {result.target} ({result.kind}) · seed {result.seed}\n"
+        f"{result.examples} examples · {checked} invariants checked · {result.elapsed:.1f} s"
+    )
 
 
 def _summary(result: RunResult) -> str:
     if result.passed:
-        return f"PASSED: no violation in {result.examples} examples (repeat with --seed {result.seed})"
+        return (
+            f"PASSED: no violation in {result.examples} examples (repeat with --seed {result.seed})"
+        )
     ids = ", ".join(r.id for r in result.violated)
     checked = sum(r.status != "skipped" for r in result.results)
     return f"FAILED: {len(result.violated)} of {checked} invariants violated ({ids})"
@@ -124,8 +131,10 @@ class ProgressPrinter:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Started):
-            self._say(f"checking {event.target} ({event.kind}): {len(event.invariants)} "
-                      f"invariants, {event.max_examples} examples, seed {event.seed}")
+            self._say(
+                f"checking {event.target} ({event.kind}): {len(event.invariants)} "
+                f"invariants, {event.max_examples} examples, seed {event.seed}"
+            )
         elif isinstance(event, Progress) and event.examples % max(1, event.max_examples // 4) == 0:
             found = f" · violated so far: {', '.join(event.violated)}" if event.violated else ""
             self._say(f"  {event.examples}/{event.max_examples} examples{found}")

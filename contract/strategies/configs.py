@@ -35,9 +35,7 @@ def overlaps(max_size: int) -> st.SearchStrategy[int]:
     """A valid overlap for ``max_size``: 0, 1, ``max_size - 1`` or anything in ``[0, max_size)``."""
     if max_size <= 1:
         return st.just(0)
-    return st.one_of(
-        st.just(0), st.just(1), st.just(max_size - 1), st.integers(0, max_size - 1)
-    )
+    return st.one_of(st.just(0), st.just(1), st.just(max_size - 1), st.integers(0, max_size - 1))
 
 
 def valid_configs(max_cap: int = 4096) -> st.SearchStrategy[Config]:
@@ -62,9 +60,7 @@ def degenerate_configs(max_cap: int = 4096) -> st.SearchStrategy[Config]:
     )
 
 
-def maybe_degenerate(
-    valid: st.SearchStrategy[Config], max_cap: int
-) -> st.SearchStrategy[Config]:
+def maybe_degenerate(valid: st.SearchStrategy[Config], max_cap: int) -> st.SearchStrategy[Config]:
     """``valid``, except about one draw in ``DEGENERATE_ONE_IN`` is a degenerate config.
 
     The degenerate pick is the *last* value of the switch, so shrinking moves away from it unless

@@ -22,9 +22,24 @@ from .text import WORDS, documents, inline_text, prose, sentences
 __all__ = ["headed_documents", "markdown_documents"]
 
 _TITLE_WORDS = (
-    "Intro", "Setup", "Usage", "API", "Notes", "FAQ", "Install", "Overview", "Details",
-    "Caf\u00e9", "\U0001f680 Launch", "\u6570\u636e", "\u05e9\u05dc\u05d5\u05dd", "#tag",
-    "C#", "Step 1", "a", "x",
+    "Intro",
+    "Setup",
+    "Usage",
+    "API",
+    "Notes",
+    "FAQ",
+    "Install",
+    "Overview",
+    "Details",
+    "Caf\u00e9",
+    "\U0001f680 Launch",
+    "\u6570\u636e",
+    "\u05e9\u05dc\u05d5\u05dd",
+    "#tag",
+    "C#",
+    "Step 1",
+    "a",
+    "x",
 )
 
 _CODE_LINES = (
@@ -205,7 +220,7 @@ def _markdown_documents(max_length: int) -> st.SearchStrategy[str]:
         else:
             front = draw(fronts)
             blocks = draw(parts)
-            body = front + "".join(sep + block for sep, block in blocks)[len(blocks[0][0]):]
+            body = front + "".join(sep + block for sep, block in blocks)[len(blocks[0][0]) :]
             body += draw(ends)
         return with_newlines(body, draw(styles))[:max_length]
 

@@ -32,11 +32,53 @@ __all__ = [
 
 #: Words for prose. Short and plain first; abbreviations and decimals trip sentence splitters.
 WORDS = (
-    "a", "the", "chunk", "text", "is", "of", "and", "to", "in", "split", "document", "line",
-    "word", "size", "cap", "over", "lazy", "quick", "brown", "fox", "jumps", "dog", "alpha",
-    "beta", "gamma", "retrieval", "embedding", "vector", "index", "query", "model",
-    "e.g.", "Dr.", "3.14", "U.S.", "etc.", "i.e.", "(see", "below)", "\"quoted\"", "it's",
-    "well-known", "naïve", "café", "Zürich", "—", "…",
+    "a",
+    "the",
+    "chunk",
+    "text",
+    "is",
+    "of",
+    "and",
+    "to",
+    "in",
+    "split",
+    "document",
+    "line",
+    "word",
+    "size",
+    "cap",
+    "over",
+    "lazy",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "dog",
+    "alpha",
+    "beta",
+    "gamma",
+    "retrieval",
+    "embedding",
+    "vector",
+    "index",
+    "query",
+    "model",
+    "e.g.",
+    "Dr.",
+    "3.14",
+    "U.S.",
+    "etc.",
+    "i.e.",
+    "(see",
+    "below)",
+    '"quoted"',
+    "it's",
+    "well-known",
+    "naïve",
+    "café",
+    "Zürich",
+    "—",
+    "…",
 )
 
 #: Characters that are more than they seem: astral, combining, ZWJ sequences, flags, Hangul,
@@ -88,8 +130,21 @@ CLUSTERS = tuple(p for p in UNICODE_PIECES if not any(c.isspace() for c in p) an
 
 #: Line breaks other than "\n", NUL, tabs, escapes: each is a break for *some* splitter.
 CONTROLS = (
-    "\t", "\r\n", "\r", "\x0b", "\x0c", "\x85", "\u2028", "\u2029", "\x00",
-    "\x1c", "\x1d", "\x1e", "\x1b", "\x7f", "\ufeff",
+    "\t",
+    "\r\n",
+    "\r",
+    "\x0b",
+    "\x0c",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\x00",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\x1b",
+    "\x7f",
+    "\ufeff",
 )
 
 #: Characters for which ``str.isspace()`` is true.
@@ -99,8 +154,22 @@ WHITESPACE = (
 
 #: Separators between blocks: newline flavours first, then the odd ones.
 SEPARATORS = (
-    "\n", "\n\n", " ", "", "\n\n\n", "\r\n", "\r\n\r\n", "\r", "\x0b", "\x0c", "\x85",
-    "\u2028", "\u2029", "\n \n", "\t", "\n\t\n",
+    "\n",
+    "\n\n",
+    " ",
+    "",
+    "\n\n\n",
+    "\r\n",
+    "\r\n\r\n",
+    "\r",
+    "\x0b",
+    "\x0c",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\n \n",
+    "\t",
+    "\n\t\n",
 )
 
 PREFIXES = ("", "\ufeff", "\n", "\n\n\n", "\ufeff\n\n", "  \n\t\n", "\r\n\r\n", "\ufeff ")
@@ -141,8 +210,14 @@ THAI_PHRASES = (
 )
 
 MINIFIED_UNITS = (
-    "var a=1;", "function f(x){return x*2}", "if(a&&b){c()}else{d()}", "a.b(c,d);",
-    "[1,2,3].map(e=>e+1);", '{"k":"v","n":[1,2]}', "for(;;){break}", "x=y?z:w;",
+    "var a=1;",
+    "function f(x){return x*2}",
+    "if(a&&b){c()}else{d()}",
+    "a.b(c,d);",
+    "[1,2,3].map(e=>e+1);",
+    '{"k":"v","n":[1,2]}',
+    "for(;;){break}",
+    "x=y?z:w;",
 )
 
 URL_CHARS = (*"abcdefghijklmnopqrstuvwxyz0123456789", "-", "_", "/", ".", "%20", "=", "&")
@@ -254,9 +329,9 @@ def _repeated_blocks(max_length: int) -> st.SearchStrategy[str]:
     units = st.one_of(
         st.sampled_from(REPEAT_UNITS),
         prose().map(lambda p: p + "\n\n"),  # identical paragraphs
-        st.text(
-            st.characters(codec="ascii", categories=["L", "N"]), min_size=1, max_size=8
-        ).map(lambda s: s + "\n"),
+        st.text(st.characters(codec="ascii", categories=["L", "N"]), min_size=1, max_size=8).map(
+            lambda s: s + "\n"
+        ),
     )
     wrappers = st.sampled_from((("", ""), ("[\n", "]\n"), ("<items>\n", "</items>\n")))
 
@@ -331,7 +406,7 @@ def _composed(max_length: int) -> st.SearchStrategy[str]:
         prefix = draw(prefixes)
         parts = draw(pieces)
         suffix = draw(suffixes)
-        body = "".join(sep + block for sep, block in parts)[len(parts[0][0]):]
+        body = "".join(sep + block for sep, block in parts)[len(parts[0][0]) :]
         return with_newlines(prefix + body + suffix, draw(styles))[:max_length]
 
     return build()
@@ -339,8 +414,22 @@ def _composed(max_length: int) -> st.SearchStrategy[str]:
 
 def _single_characters() -> st.SearchStrategy[str]:
     return st.one_of(
-        st.sampled_from(("a", " ", "\n", "\u00e9", "\U0001f680", "\x00", "\ufeff", "\r",
-                         "\u0301", "\ufffd", "\u6570", "\t")),
+        st.sampled_from(
+            (
+                "a",
+                " ",
+                "\n",
+                "\u00e9",
+                "\U0001f680",
+                "\x00",
+                "\ufeff",
+                "\r",
+                "\u0301",
+                "\ufffd",
+                "\u6570",
+                "\t",
+            )
+        ),
         st.characters(codec="utf-8"),
     )
 
@@ -350,8 +439,9 @@ def _whitespace_only(max_length: int) -> st.SearchStrategy[str]:
         st.lists(  # (a list, not st.text: shrinks to plain spaces)
             st.sampled_from(tuple(WHITESPACE)), min_size=1, max_size=min(20, max_length)
         ).map("".join),
-        st.builds(lambda c, n: c * n, st.sampled_from(("\n", " ", "\r\n", "\t")),
-                  lengths(1, max_length)).map(lambda s: s[:max_length]),
+        st.builds(
+            lambda c, n: c * n, st.sampled_from(("\n", " ", "\r\n", "\t")), lengths(1, max_length)
+        ).map(lambda s: s[:max_length]),
     )
 
 

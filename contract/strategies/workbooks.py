@@ -36,8 +36,16 @@ from contract.model import Config
 from ._common import check_bool, check_int, expand, lengths, weighted
 from .configs import DEGENERATE_ONE_IN, configs, degenerate_configs, overlaps
 
-__all__ = ["MAX_COLUMN", "MAX_ROW", "STYLED_EMPTY", "cell_values", "display_length",
-           "rendered_size", "workbook_cases", "workbooks"]
+__all__ = [
+    "MAX_COLUMN",
+    "MAX_ROW",
+    "STYLED_EMPTY",
+    "cell_values",
+    "display_length",
+    "rendered_size",
+    "workbook_cases",
+    "workbooks",
+]
 
 MAX_ROW = 1_048_576
 MAX_COLUMN = 16_384  # XFD
@@ -45,16 +53,60 @@ STYLED_EMPTY: dict[str, Any] = {"value": None, "style": "fill"}
 
 #: Sheet titles: unique even case-insensitively (openpyxl renames a clash), at most 31
 #: characters, none of ``\\ / ? * [ ] :``.
-TITLES = ("Sheet1", "Data", "Q1 2024", "Données", "数据", "Sheet (2)", "résumé – final", "x",
-          "Ünïcödé 🚀", "Лист", "Very long sheet name 1234567890")
+TITLES = (
+    "Sheet1",
+    "Data",
+    "Q1 2024",
+    "Données",
+    "数据",
+    "Sheet (2)",
+    "résumé – final",
+    "x",
+    "Ünïcödé 🚀",
+    "Лист",
+    "Very long sheet name 1234567890",
+)
 #: Whitespace-only values: empty cells by the contract (openpyxl rejects \x0b, \x0c, \x1c-\x1f).
-WHITESPACE = ("", " ", "   ", "\t", "\n", " \t\n ", "\r\n", "\xa0", "\u3000", "\u2003\u2009",
-              "\x85", "\u2028")
-FORMULAS = ("=SUM(A1:A3)", "=A1*2", '=IF(B2>0,"yes","no")', "=XFD1", "=VLOOKUP(A1,Data!A:B,2)",
-            "=1/0")
-WORDS = ("a", "total", "revenue", "Q1", "αβγ", "数据", "naïve", "🚀", "2024", "-", "n/a",
-         "e\u0301", "Total (EUR)", "x" * 40, "الإيرادات",
-         "\U0001f469\u200d\U0001f469\u200d\U0001f467")  # ZWJ family emoji
+WHITESPACE = (
+    "",
+    " ",
+    "   ",
+    "\t",
+    "\n",
+    " \t\n ",
+    "\r\n",
+    "\xa0",
+    "\u3000",
+    "\u2003\u2009",
+    "\x85",
+    "\u2028",
+)
+FORMULAS = (
+    "=SUM(A1:A3)",
+    "=A1*2",
+    '=IF(B2>0,"yes","no")',
+    "=XFD1",
+    "=VLOOKUP(A1,Data!A:B,2)",
+    "=1/0",
+)
+WORDS = (
+    "a",
+    "total",
+    "revenue",
+    "Q1",
+    "αβγ",
+    "数据",
+    "naïve",
+    "🚀",
+    "2024",
+    "-",
+    "n/a",
+    "e\u0301",
+    "Total (EUR)",
+    "x" * 40,
+    "الإيرادات",
+    "\U0001f469\u200d\U0001f469\u200d\U0001f467",
+)  # ZWJ family emoji
 #: Characters openpyxl refuses in a cell (and lone surrogates, which JSON cannot carry).
 _ILLEGAL = "".join(map(chr, [*range(0, 9), 11, 12, *range(14, 32)]))
 _UNICODE = st.characters(exclude_categories=["Cs"], exclude_characters=_ILLEGAL)
@@ -62,8 +114,11 @@ _PLAIN = st.characters(min_codepoint=32, max_codepoint=126)
 
 
 def _long_strings(max_length: int) -> st.SearchStrategy[str]:
-    return st.builds(lambda n, seed: expand([*WORDS, " ", " ", "\n"], n, seed).strip() or "x",
-                     lengths(1, max_length, typical=200), st.integers(0, 2**16))
+    return st.builds(
+        lambda n, seed: expand([*WORDS, " ", " ", "\n"], n, seed).strip() or "x",
+        lengths(1, max_length, typical=200),
+        st.integers(0, 2**16),
+    )
 
 
 def _visible(text: str) -> str:
@@ -73,7 +128,8 @@ def _visible(text: str) -> str:
 def _data(max_length: int) -> list[tuple[int, st.SearchStrategy[Any]]]:
     """Weighted kinds of cell data (never an empty value); cheap draws, simplest first."""
     dates = st.datetimes(dt.datetime(1900, 3, 1), dt.datetime(2100, 12, 31)).map(
-        lambda d: {"date": d.replace(microsecond=0).isoformat()})
+        lambda d: {"date": d.replace(microsecond=0).isoformat()}
+    )
     return [
         (6, st.integers(-(10**6), 10**6)),
         (5, st.sampled_from(WORDS)),
@@ -108,15 +164,23 @@ def _entries(max_length: int) -> st.SearchStrategy[Any]:
 _NEAR_ROWS = st.integers(1, 40)
 _NEAR_COLS = st.integers(1, 12)
 #: Where a block of data starts: mostly near A1, now and then out at the sheet's edges.
-_ROWS = weighted((14, _NEAR_ROWS), (1, st.integers(41, 5000)),
-                 (1, st.integers(MAX_ROW - 5, MAX_ROW)))
-_COLS = weighted((14, _NEAR_COLS), (1, st.integers(13, 800)),
-                 (1, st.integers(MAX_COLUMN - 3, MAX_COLUMN)))
+_ROWS = weighted(
+    (14, _NEAR_ROWS), (1, st.integers(41, 5000)), (1, st.integers(MAX_ROW - 5, MAX_ROW))
+)
+_COLS = weighted(
+    (14, _NEAR_COLS), (1, st.integers(13, 800)), (1, st.integers(MAX_COLUMN - 3, MAX_COLUMN))
+)
 #: Where styled-empty and whitespace cells go: near the data, or out at XFD / far down.
-_FAR_ROWS = weighted((3, _NEAR_ROWS), (1, st.integers(0, 3).map(lambda k: MAX_ROW - k)),
-                     (1, st.integers(41, MAX_ROW)))
-_FAR_COLS = weighted((3, _NEAR_COLS), (2, st.integers(0, 3).map(lambda k: MAX_COLUMN - k)),
-                     (1, st.integers(13, MAX_COLUMN)))
+_FAR_ROWS = weighted(
+    (3, _NEAR_ROWS),
+    (1, st.integers(0, 3).map(lambda k: MAX_ROW - k)),
+    (1, st.integers(41, MAX_ROW)),
+)
+_FAR_COLS = weighted(
+    (3, _NEAR_COLS),
+    (2, st.integers(0, 3).map(lambda k: MAX_COLUMN - k)),
+    (1, st.integers(13, MAX_COLUMN)),
+)
 
 
 @st.composite
@@ -133,11 +197,15 @@ def _block(draw: st.DrawFn, entries: st.SearchStrategy[Any]) -> dict[tuple[int, 
     return out
 
 
-_EXTRAS = st.tuples(_FAR_ROWS, _FAR_COLS, weighted(
-    (3, st.just(STYLED_EMPTY)),
-    (1, st.sampled_from(WHITESPACE)),
-    (1, st.sampled_from(WHITESPACE).map(lambda w: {"value": w, "style": "fill"})),
-))
+_EXTRAS = st.tuples(
+    _FAR_ROWS,
+    _FAR_COLS,
+    weighted(
+        (3, st.just(STYLED_EMPTY)),
+        (1, st.sampled_from(WHITESPACE)),
+        (1, st.sampled_from(WHITESPACE).map(lambda w: {"value": w, "style": "fill"})),
+    ),
+)
 
 
 def display_length(value: Any) -> int:
@@ -174,8 +242,9 @@ def workbooks(*, max_length: int = 2000) -> st.SearchStrategy[dict[str, Any]]:
 
     @st.composite
     def build(draw: st.DrawFn) -> dict[str, Any]:
-        titles = draw(st.lists(st.sampled_from(TITLES), min_size=1, max_size=3,
-                               unique_by=str.lower))
+        titles = draw(
+            st.lists(st.sampled_from(TITLES), min_size=1, max_size=3, unique_by=str.lower)
+        )
         budget = [max_length]
         return {"sheets": {title: draw(_sheet(entries, budget)) for title in titles}}
 
@@ -184,13 +253,18 @@ def workbooks(*, max_length: int = 2000) -> st.SearchStrategy[dict[str, Any]]:
 
 def rendered_size(description: dict[str, Any]) -> int:
     """About how long the largest sheet renders: data characters plus a separator per cell."""
-    sizes = [sum(display_length(v) + 3 for v in cells.values() if display_length(v))
-             for cells in description["sheets"].values()]
+    sizes = [
+        sum(display_length(v) + 3 for v in cells.values() if display_length(v))
+        for cells in description["sheets"].values()
+    ]
     return max(sizes, default=0)
 
 
 def workbook_cases(
-    *, max_length: int = 2000, degenerate: bool = True, max_cap: int = 4096,
+    *,
+    max_length: int = 2000,
+    degenerate: bool = True,
+    max_cap: int = 4096,
 ) -> st.SearchStrategy[tuple[dict[str, Any], Config]]:
     """``(description, config)`` pairs; the cap is usually below the rendered size.
 

@@ -22,10 +22,19 @@ from contract.cli import main
 from contract.plugins import load
 
 SPEC_NAMES = (
-    "langchain-recursive", "langchain-character", "langchain-markdown",
-    "langchain-markdown-headers", "llamaindex-sentence", "llamaindex-token",
-    "llamaindex-markdown", "chonkie-token", "chonkie-sentence", "chonkie-recursive", "semchunk",
-    "text-splitter", "text-splitter-markdown",
+    "langchain-recursive",
+    "langchain-character",
+    "langchain-markdown",
+    "langchain-markdown-headers",
+    "llamaindex-sentence",
+    "llamaindex-token",
+    "llamaindex-markdown",
+    "chonkie-token",
+    "chonkie-sentence",
+    "chonkie-recursive",
+    "semchunk",
+    "text-splitter",
+    "text-splitter-markdown",
 )
 
 DOC = "Alpha beta. Gamma delta.\n\nEpsilon zeta eta. Theta."
@@ -78,8 +87,13 @@ def test_catalogue_targets_exist(info: AdapterInfo) -> None:
 def test_catalogue_imports_no_library() -> None:
     # ``llama_index`` alone is a namespace package: finding ``llama_index.core`` imports it,
     # which runs no code; the libraries themselves must stay unimported.
-    heavy = ("langchain_text_splitters", "llama_index.core", "chonkie", "semchunk",
-             "semantic_text_splitter")
+    heavy = (
+        "langchain_text_splitters",
+        "llama_index.core",
+        "chonkie",
+        "semchunk",
+        "semantic_text_splitter",
+    )
 
     def loaded() -> set[str]:
         return {m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy)}
@@ -91,10 +105,12 @@ def test_catalogue_imports_no_library() -> None:
     assert loaded() == before
 
 
-@pytest.mark.parametrize("module", ["langchain", "llamaindex", "chonkie", "semchunk",
-                                    "text_splitter"])
-def test_missing_library_is_a_clear_import_error(module: str,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "module", ["langchain", "llamaindex", "chonkie", "semchunk", "text_splitter"]
+)
+def test_missing_library_is_a_clear_import_error(
+    module: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import contract.adapters._base as base
 
     monkeypatch.setattr(base, "library_installed", lambda name: False)
@@ -107,8 +123,9 @@ def test_missing_library_is_a_clear_import_error(module: str,
     monkeypatch.delitem(sys.modules, f"contract.adapters.{module}", raising=False)
 
 
-def test_cli_reports_a_missing_library_as_usage_error(capsys: pytest.CaptureFixture[str],
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_reports_a_missing_library_as_usage_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import contract.adapters._base as base
 
     monkeypatch.setattr(base, "library_installed", lambda name: False)
@@ -121,7 +138,8 @@ def test_cli_reports_a_missing_library_as_usage_error(capsys: pytest.CaptureFixt
 
 
 def test_list_adapters_shows_every_adapter_and_its_library(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["list", "--adapters"]) == 0
     out = capsys.readouterr().out
     for info in ADAPTERS:
@@ -147,22 +165,42 @@ def test_conformance_render_marks_unreviewed_violations(tmp_path: Path) -> None:
 
     from contract.adapters.conformance import render
 
-    report = {"version": 1, "target": "x", "adapter": "semchunk", "passed": False,
-              "invariants": [
-                  {"id": "no_crash", "status": "violated", "examples": 1,
-                   "counterexample": {"document": "ab", "config": {"max_size": 1, "overlap": 0},
-                                      "message": "raised KeyError: boom", "chunks": None}},
-                  {"id": "cap_respected", "status": "violated", "examples": 1,
-                   "counterexample": {"document": "x a", "config": {"max_size": 2,
-                                                                     "overlap": 1},
-                                      "message": "chunk[0] [0:3) is 3 chars > max_size 2",
-                                      "chunks": [{"text": "x a", "start": 0, "end": 3}]}},
-                  {"id": "ordered", "status": "passed", "examples": 1,
-                   "counterexample": None}]}
+    report = {
+        "version": 1,
+        "target": "x",
+        "adapter": "semchunk",
+        "passed": False,
+        "invariants": [
+            {
+                "id": "no_crash",
+                "status": "violated",
+                "examples": 1,
+                "counterexample": {
+                    "document": "ab",
+                    "config": {"max_size": 1, "overlap": 0},
+                    "message": "raised KeyError: boom",
+                    "chunks": None,
+                },
+            },
+            {
+                "id": "cap_respected",
+                "status": "violated",
+                "examples": 1,
+                "counterexample": {
+                    "document": "x a",
+                    "config": {"max_size": 2, "overlap": 1},
+                    "message": "chunk[0] [0:3) is 3 chars > max_size 2",
+                    "chunks": [{"text": "x a", "start": 0, "end": 3}],
+                },
+            },
+            {"id": "ordered", "status": "passed", "examples": 1, "counterexample": None},
+        ],
+    }
     (tmp_path / "semchunk.json").write_text(json.dumps(report), encoding="utf-8")
     page, problems = render(tmp_path)
-    assert problems == ["semchunk / no_crash: NOT REVIEWED: no explanation has been written "
-                        "for this violation yet"]
+    assert problems == [
+        "semchunk / no_crash: NOT REVIEWED: no explanation has been written for this violation yet"
+    ]
     assert "✗ bug" in page and "✗ ?" in page and "`semchunk`" in page
 
 
@@ -170,42 +208,50 @@ def test_conformance_render_marks_unreviewed_violations(tmp_path: Path) -> None:
 
 #: Exact offsets on a simple case: (adapter, document, max_size, overlap, expected texts).
 EXACT = [
-    ("langchain-recursive", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
-    ("langchain-character", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
-    ("langchain-markdown", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
-    ("llamaindex-sentence", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("langchain-recursive", DOC, 30, 0, ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("langchain-character", DOC, 30, 0, ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("langchain-markdown", DOC, 30, 0, ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("llamaindex-sentence", DOC, 30, 0, ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
     # TokenTextSplitter keeps 2 tokens for metadata formatting: 30 means 28 here.
-    ("llamaindex-token", DOC, 30, 0,
-     ["Alpha beta. Gamma", "delta.\n\nEpsilon zeta eta.", "Theta."]),
-    ("chonkie-token", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.\n\nEpsi", "lon zeta eta. Theta."]),
-    ("chonkie-sentence", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.\n\n", "Epsilon zeta eta. Theta."]),
-    ("chonkie-recursive", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.\n\n", "Epsilon zeta eta. Theta."]),
-    ("semchunk", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
-    ("text-splitter", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
-    ("text-splitter-markdown", DOC, 30, 0,
-     ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
-    ("llamaindex-markdown", MARKDOWN, 10, 0,
-     ["# Title\n\nIntro text here.", "## Part\n\nBody of the part."]),
+    (
+        "llamaindex-token",
+        DOC,
+        30,
+        0,
+        ["Alpha beta. Gamma", "delta.\n\nEpsilon zeta eta.", "Theta."],
+    ),
+    ("chonkie-token", DOC, 30, 0, ["Alpha beta. Gamma delta.\n\nEpsi", "lon zeta eta. Theta."]),
+    ("chonkie-sentence", DOC, 30, 0, ["Alpha beta. Gamma delta.\n\n", "Epsilon zeta eta. Theta."]),
+    ("chonkie-recursive", DOC, 30, 0, ["Alpha beta. Gamma delta.\n\n", "Epsilon zeta eta. Theta."]),
+    ("semchunk", DOC, 30, 0, ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    ("text-splitter", DOC, 30, 0, ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."]),
+    (
+        "text-splitter-markdown",
+        DOC,
+        30,
+        0,
+        ["Alpha beta. Gamma delta.", "Epsilon zeta eta. Theta."],
+    ),
+    (
+        "llamaindex-markdown",
+        MARKDOWN,
+        10,
+        0,
+        ["# Title\n\nIntro text here.", "## Part\n\nBody of the part."],
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "document", "max_size", "overlap", "texts"), EXACT,
-                         ids=[e[0] for e in EXACT])
-def test_offsets_are_exact_on_a_simple_document(name: str, document: str, max_size: int,
-                                                overlap: int, texts: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("name", "document", "max_size", "overlap", "texts"), EXACT, ids=[e[0] for e in EXACT]
+)
+def test_offsets_are_exact_on_a_simple_document(
+    name: str, document: str, max_size: int, overlap: int, texts: list[str]
+) -> None:
     chunks = _split(name, document, max_size, overlap)
     assert [c["text"] for c in chunks] == texts
     for chunk in chunks:
-        assert document[chunk["start"]:chunk["end"]] == chunk["text"]
+        assert document[chunk["start"] : chunk["end"]] == chunk["text"]
     starts = [c["start"] for c in chunks]
     assert starts == sorted(starts) and starts[0] == document.index(texts[0])
 
@@ -237,13 +283,19 @@ def test_declarations(info: AdapterInfo) -> None:
     assert plugin.declarations.unit == "chars"
     assert plugin.declarations.kind == "text"
     assert plugin.declarations.newlines == "preserve"
-    promised = {"heading_boundary"} if info.name in (
-        "langchain-markdown-headers", "llamaindex-markdown") else set()
+    promised = (
+        {"heading_boundary"}
+        if info.name in ("langchain-markdown-headers", "llamaindex-markdown")
+        else set()
+    )
     assert plugin.declarations.promises == promised
 
 
-@pytest.mark.parametrize("info", [a for a in ADAPTERS if a.name not in (
-    "langchain-markdown-headers", "llamaindex-markdown")], ids=lambda a: a.name)
+@pytest.mark.parametrize(
+    "info",
+    [a for a in ADAPTERS if a.name not in ("langchain-markdown-headers", "llamaindex-markdown")],
+    ids=lambda a: a.name,
+)
 def test_unit_matches_what_the_library_counts(info: AdapterInfo) -> None:
     """A long unbroken run is cut into pieces of at most max_size codepoints: the library
     counts codepoints, as the adapter declares (astral characters count one each)."""
@@ -266,8 +318,12 @@ def test_texts_and_offsets_are_deterministic(info: AdapterInfo) -> None:
 def test_degenerate_configs_reach_the_library_unchanged() -> None:
     """The adapters neither validate nor repair configs: the library decides (its refusals
     are what config_validation measures)."""
-    for name, config in (("langchain-recursive", (0, 0)), ("chonkie-token", (5, 5)),
-                         ("text-splitter", (5, 5)), ("llamaindex-token", (5, 6))):
+    for name, config in (
+        ("langchain-recursive", (0, 0)),
+        ("chonkie-token", (5, 5)),
+        ("text-splitter", (5, 5)),
+        ("llamaindex-token", (5, 6)),
+    ):
         info = BY_NAME[name]
         if not info.installed:
             continue
@@ -284,8 +340,9 @@ def test_contract_run_completes(info: AdapterInfo) -> None:
     from contract.runner import RunSettings, run
 
     only = ("terminates", "no_crash", "codepoint_integrity", "cap_respected")
-    settings = RunSettings(max_examples=8, seed=1, explore_seconds=5.0, shrink_seconds=0.5,
-                           only=only, reproducers=None)
+    settings = RunSettings(
+        max_examples=8, seed=1, explore_seconds=5.0, shrink_seconds=0.5, only=only, reproducers=None
+    )
     result = run(info.target, settings)
     assert result.examples > 0
     statuses = {r.id: r.status for r in result.results}
@@ -297,8 +354,22 @@ def test_contract_run_completes(info: AdapterInfo) -> None:
 def test_cli_run_completes(name: str, tmp_path: Path) -> None:
     info = BY_NAME[name]
     _require(info)
-    code = main(["run", info.target, "--max-examples", "5", "--seed", "3", "-q",
-                 "--only", "terminates,no_crash,span_fidelity,ordered",
-                 "--reproducers", str(tmp_path), "--json", str(tmp_path / "report.json")])
+    code = main(
+        [
+            "run",
+            info.target,
+            "--max-examples",
+            "5",
+            "--seed",
+            "3",
+            "-q",
+            "--only",
+            "terminates,no_crash,span_fidelity,ordered",
+            "--reproducers",
+            str(tmp_path),
+            "--json",
+            str(tmp_path / "report.json"),
+        ]
+    )
     assert code in (0, 1)
     assert (tmp_path / "report.json").is_file()

@@ -7,7 +7,7 @@ def slices(document, *, max_size, overlap):
     """Correct: verbatim overlapping windows as bare strings (blank windows left out)."""
     if max_size < 1 or not 0 <= overlap < max_size:
         raise ValueError("bad config")
-    windows = (document[i:i + max_size] for i in range(0, len(document), max_size - overlap))
+    windows = (document[i : i + max_size] for i in range(0, len(document), max_size - overlap))
     return [w for w in windows if w.strip()]
 
 
@@ -30,7 +30,7 @@ def aborts(document, *, max_size, overlap):
     """Kills the interpreter on any document holding a digit."""
     if any(c.isdigit() for c in document):
         os.abort()
-    return [document[i:i + 1] for i in range(len(document)) if not document[i].isspace()]
+    return [document[i : i + 1] for i in range(len(document)) if not document[i].isspace()]
 
 
 not_callable = 42

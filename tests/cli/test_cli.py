@@ -30,14 +30,19 @@ def run_cli(*args: str, tmp_path: Path | None = None) -> int:
     return main([*args, *extra])
 
 
-@pytest.mark.parametrize("target, says", [
-    ("missing/file.py:split", "no such file"),
-    (f"{PLUGINS}:nope", "has no attribute 'nope'"),
-    (f"{PLUGINS}:not_callable", "is not callable"),
-    ("no_such_module_xyz:split", "cannot import"),
-    ("no-such-plugin-name", "no plugin of that name"),
-])
-def test_bad_target_is_a_usage_error(target: str, says: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "target, says",
+    [
+        ("missing/file.py:split", "no such file"),
+        (f"{PLUGINS}:nope", "has no attribute 'nope'"),
+        (f"{PLUGINS}:not_callable", "is not callable"),
+        ("no_such_module_xyz:split", "cannot import"),
+        ("no-such-plugin-name", "no plugin of that name"),
+    ],
+)
+def test_bad_target_is_a_usage_error(
+    target: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["run", target, "-q"]) == 2
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
@@ -53,8 +58,12 @@ def test_syntax_error_in_plugin(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_console_script_exit_code_for_bad_flag() -> None:
-    done = subprocess.run([sys.executable, "-m", "contract.cli", "run", FIXED, "--max-examples", "x"],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "contract.cli", "run", FIXED, "--max-examples", "x"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 2 and "expected a number" in done.stderr
 
 
@@ -65,8 +74,20 @@ def test_unknown_invariant_id_is_a_usage_error(capsys: pytest.CaptureFixture[str
 
 def test_reference_chunker_passes_with_json_and_junit(tmp_path: Path) -> None:
     report, junit = tmp_path / "r.json", tmp_path / "r.xml"
-    code = run_cli("run", FIXED, "--max-examples", "60", "--seed", "7", "-q",
-                   "--json", str(report), "--junit", str(junit), tmp_path=tmp_path)
+    code = run_cli(
+        "run",
+        FIXED,
+        "--max-examples",
+        "60",
+        "--seed",
+        "7",
+        "-q",
+        "--json",
+        str(report),
+        "--junit",
+        str(junit),
+        tmp_path=tmp_path,
+    )
     assert code == 0
     data = json.loads(report.read_text())
     assert data["version"] == 1 and data["passed"] is True and data["target"] == FIXED
@@ -78,13 +99,29 @@ def test_reference_chunker_passes_with_json_and_junit(tmp_path: Path) -> None:
     assert not ET.parse(junit).getroot().findall(".//failure")
 
 
-def test_violation_report_json_reproducer_and_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_violation_report_json_reproducer_and_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     report, junit = tmp_path / "r.json", tmp_path / "r.xml"
-    code = run_cli("run", f"{PLUGINS}:words_only", "--seed", "3", "--max-examples", "100", "-q",
-                   "--json", str(report), "--junit", str(junit), tmp_path=tmp_path)
+    code = run_cli(
+        "run",
+        f"{PLUGINS}:words_only",
+        "--seed",
+        "3",
+        "--max-examples",
+        "100",
+        "-q",
+        "--json",
+        str(report),
+        "--junit",
+        str(junit),
+        tmp_path=tmp_path,
+    )
     assert code == 1
     out = capsys.readouterr().out
-    assert "____ no_lost_text" in out and "Reproduce with:" in out and "chunk-contract replay" in out
+    assert (
+        "____ no_lost_text" in out and "Reproduce with:" in out and "chunk-contract replay" in out
+    )
     data = json.loads(report.read_text())
     lost = next(i for i in data["invariants"] if i["id"] == "no_lost_text")
     example = lost["counterexample"]
@@ -99,10 +136,20 @@ def test_violation_report_json_reproducer_and_replay(tmp_path: Path, capsys: pyt
 
 def test_replay_of_a_fixed_bug_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     saved = tmp_path / "r.json"
-    saved.write_text(json.dumps({
-        "format": "chunk-contract-reproducer", "version": 1, "target": f"{PLUGINS}:slices",
-        "invariant": "no_lost_text", "kind": "text", "document": "ab cd",
-        "config": {"max_size": 3, "overlap": 0}, "message": "old"}))
+    saved.write_text(
+        json.dumps(
+            {
+                "format": "chunk-contract-reproducer",
+                "version": 1,
+                "target": f"{PLUGINS}:slices",
+                "invariant": "no_lost_text",
+                "kind": "text",
+                "document": "ab cd",
+                "config": {"max_size": 3, "overlap": 0},
+                "message": "old",
+            }
+        )
+    )
     assert main(["replay", str(saved)]) == 0
     assert "FIXED" in capsys.readouterr().out
 
@@ -114,17 +161,43 @@ def test_replay_rejects_other_files(tmp_path: Path) -> None:
     assert main(["replay", str(tmp_path / "missing.json")]) == 2
 
 
-def test_hang_is_reported_and_the_run_finishes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = run_cli("run", f"{PLUGINS}:hangs", "--seed", "1", "--max-examples", "40",
-                   "--timeout", "0.5", "-q", "--only", "terminates", tmp_path=tmp_path)
+def test_hang_is_reported_and_the_run_finishes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = run_cli(
+        "run",
+        f"{PLUGINS}:hangs",
+        "--seed",
+        "1",
+        "--max-examples",
+        "40",
+        "--timeout",
+        "0.5",
+        "-q",
+        "--only",
+        "terminates",
+        tmp_path=tmp_path,
+    )
     assert code == 1
     out = capsys.readouterr().out
     assert "____ terminates" in out and "the call was killed" in out
 
 
-def test_abort_is_a_crash_not_the_suites_death(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = run_cli("run", f"{PLUGINS}:aborts", "--seed", "1", "--max-examples", "60", "-q",
-                   "--only", "no_crash", tmp_path=tmp_path)
+def test_abort_is_a_crash_not_the_suites_death(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = run_cli(
+        "run",
+        f"{PLUGINS}:aborts",
+        "--seed",
+        "1",
+        "--max-examples",
+        "60",
+        "-q",
+        "--only",
+        "no_crash",
+        tmp_path=tmp_path,
+    )
     assert code == 1
     out = capsys.readouterr().out
     assert "SIGABRT" in out
@@ -133,9 +206,22 @@ def test_abort_is_a_crash_not_the_suites_death(tmp_path: Path, capsys: pytest.Ca
 
 def test_only_and_skip_select_invariants(tmp_path: Path) -> None:
     report = tmp_path / "r.json"
-    run_cli("run", FIXED, "--max-examples", "20", "-q", "--skip", "ordered,no_lost_text",
-            "--json", str(report), tmp_path=tmp_path)
-    status = {i["id"]: (i["status"], i.get("reason")) for i in json.loads(report.read_text())["invariants"]}
+    run_cli(
+        "run",
+        FIXED,
+        "--max-examples",
+        "20",
+        "-q",
+        "--skip",
+        "ordered,no_lost_text",
+        "--json",
+        str(report),
+        tmp_path=tmp_path,
+    )
+    status = {
+        i["id"]: (i["status"], i.get("reason"))
+        for i in json.loads(report.read_text())["invariants"]
+    }
     assert status["ordered"] == ("skipped", "deselected (--only / --skip)")
     assert status["cap_respected"][0] == "passed"
 

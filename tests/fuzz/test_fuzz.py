@@ -40,7 +40,8 @@ except ImportError:
 else:
     HAVE_ATHERIS = True
 needs_atheris = pytest.mark.skipif(
-    not HAVE_ATHERIS, reason="atheris is not installed (pip install 'chunk-contract[fuzz]')")
+    not HAVE_ATHERIS, reason="atheris is not installed (pip install 'chunk-contract[fuzz]')"
+)
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
 
@@ -108,7 +109,8 @@ def test_in_process_target_names_the_violated_invariant() -> None:
     assert caught.value.invariants == ["no_lost_text"]
     assert "[no_lost_text]" in str(caught.value) and "max_size=2, overlap=0" in str(caught.value)
     harness.FuzzTarget(load(WORDS_ONLY), ignore={"no_lost_text"})(
-        chunk_input.encode("abcdef gh", 2, 0))  # ignored invariants pass
+        chunk_input.encode("abcdef gh", 2, 0)
+    )  # ignored invariants pass
 
 
 def test_in_process_target_passes_a_correct_chunker_and_refused_configs() -> None:
@@ -133,8 +135,9 @@ def test_a_crash_artifact_converts_into_a_reproducer_that_replay_confirms(tmp_pa
 
 def test_a_timeout_artifact_converts_into_a_terminates_reproducer(tmp_path: Path) -> None:
     artifact = _artifact(tmp_path, chunk_input.encode("a b", 5, 0), kind="timeout")
-    found = harness.convert(load(HANGS), artifact, timeout=0.5, folder=tmp_path,
-                            minimize_seconds=1.0)
+    found = harness.convert(
+        load(HANGS), artifact, timeout=0.5, folder=tmp_path, minimize_seconds=1.0
+    )
     assert found[0].invariant == "terminates" and found[0].kind == "timeout"
     assert reproducers.load(found[0].reproducer).invariant == "terminates"
 
@@ -151,16 +154,27 @@ def test_the_convert_command_and_usage_errors(tmp_path: Path) -> None:
     assert harness.main([WORDS_ONLY, "--convert", str(artifact), "--reproducers", repro]) == 1
     assert list((tmp_path / "repro").glob("no_lost_text-*.json"))
     assert harness.main(["no/such/file.py:split", "--convert", str(artifact)]) == 2
-    assert harness.main([f"{ROOT}/reference_chunkers/spreadsheet.py:split", "--convert",
-                         str(artifact)]) == 2  # workbook plugins: not supported yet
+    assert (
+        harness.main(
+            [f"{ROOT}/reference_chunkers/spreadsheet.py:split", "--convert", str(artifact)]
+        )
+        == 2
+    )  # workbook plugins: not supported yet
     assert harness.main([WORDS_ONLY, "--convert", str(artifact), "--only", "bogus"]) == 2
 
 
 def test_fuzz_modules_without_atheris_say_how_to_install_it() -> None:
-    code = ("import sys; sys.modules['atheris'] = None; sys.path.insert(0, sys.argv[1])\n"
-            "try:\n    import fuzz_fixed\nexcept ImportError as e:\n    print(e)\n")
-    out = subprocess.run([sys.executable, "-c", code, str(FUZZ)], capture_output=True,
-                         text=True, cwd=ROOT, timeout=60)
+    code = (
+        "import sys; sys.modules['atheris'] = None; sys.path.insert(0, sys.argv[1])\n"
+        "try:\n    import fuzz_fixed\nexcept ImportError as e:\n    print(e)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(FUZZ)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert "pip install 'chunk-contract[fuzz]'" in out.stdout, out.stderr
 
 
@@ -171,11 +185,30 @@ def test_fuzz_modules_without_atheris_say_how_to_install_it() -> None:
 def test_a_short_fuzz_run_finds_the_words_only_bug(tmp_path: Path) -> None:
     summary = tmp_path / "summary.json"
     done = subprocess.run(
-        [sys.executable, str(FUZZ / "harness.py"), WORDS_ONLY, "--seconds", "6", "--no-seeds",
-         "--corpus", str(tmp_path / "corpus"), "--artifacts", str(tmp_path / "artifacts"),
-         "--reproducers", str(tmp_path / "repro"), "--log", str(tmp_path / "fuzz.log"),
-         "--summary-json", str(summary), "--quiet"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120)
+        [
+            sys.executable,
+            str(FUZZ / "harness.py"),
+            WORDS_ONLY,
+            "--seconds",
+            "6",
+            "--no-seeds",
+            "--corpus",
+            str(tmp_path / "corpus"),
+            "--artifacts",
+            str(tmp_path / "artifacts"),
+            "--reproducers",
+            str(tmp_path / "repro"),
+            "--log",
+            str(tmp_path / "fuzz.log"),
+            "--summary-json",
+            str(summary),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     result = json.loads(summary.read_text())
     assert result["execs"] > 0 and result["exec_per_sec"] > 0
@@ -194,7 +227,17 @@ def test_each_fuzz_target_passes_its_own_seed_corpus(target: str, tmp_path: Path
         pytest.skip(f"{chunker.name} is not written yet")
     seeds = FUZZ / "corpus" / chunker.stem
     done = subprocess.run(
-        [sys.executable, str(FUZZ / target), "-runs=0", "-timeout=10",
-         f"-artifact_prefix={tmp_path}/", str(seeds)],
-        capture_output=True, text=True, cwd=ROOT, timeout=120)
+        [
+            sys.executable,
+            str(FUZZ / target),
+            "-runs=0",
+            "-timeout=10",
+            f"-artifact_prefix={tmp_path}/",
+            str(seeds),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-3000:]

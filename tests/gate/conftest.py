@@ -22,15 +22,17 @@ collect_ignore = ["sample_project"]
 def sample(tmp_path: Path) -> Path:
     """A fresh copy of the sample project (so reproducers never land in the repository)."""
     copy = tmp_path / "sample_project"
-    shutil.copytree(SAMPLE, copy, ignore=shutil.ignore_patterns(
-        ".chunk-contract", "__pycache__", ".pytest_cache"))
+    shutil.copytree(
+        SAMPLE,
+        copy,
+        ignore=shutil.ignore_patterns(".chunk-contract", "__pycache__", ".pytest_cache"),
+    )
     return copy
 
 
 def subprocess_env(**extra: str) -> dict[str, str]:
     """The environment of a child pytest / CLI: this checkout importable, no stray plugins."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "CHUNK_CONTRACT_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "CHUNK_CONTRACT_"))}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     # Only the plugin under test: an installed pytest11 entry point (or pytest-benchmark,
     # pytest-xdist, ...) must neither load twice nor change the outcome.
@@ -41,5 +43,12 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 
 def run_in(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """``python ARGS`` in ``folder``, with a time limit."""
-    return subprocess.run([sys.executable, *args], cwd=folder, env=subprocess_env(**env),
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=folder,
+        env=subprocess_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

@@ -11,7 +11,7 @@ def windows(document, *, max_size, overlap=0):
         raise ValueError("bad config")
     out, i = [], 0
     while i < len(document):
-        piece = document[i:i + max_size].strip()
+        piece = document[i : i + max_size].strip()
         if piece:
             out.append(piece)
         i += max_size

@@ -70,12 +70,25 @@ def test_the_action_run_step_on_the_sample_project(sample: Path, tmp_path: Path)
     shim.chmod(0o755)
     output, summary = tmp_path / "github_output", tmp_path / "step_summary"
     env = subprocess_env(
-        PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", RUNNER_TEMP=str(tmp_path),
-        GITHUB_OUTPUT=str(output), GITHUB_STEP_SUMMARY=str(summary),
-        TARGET="", PROFILE="ci", SARIF="out.sarif", ARGS="--max-examples 20")
+        PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        RUNNER_TEMP=str(tmp_path),
+        GITHUB_OUTPUT=str(output),
+        GITHUB_STEP_SUMMARY=str(summary),
+        TARGET="",
+        PROFILE="ci",
+        SARIF="out.sarif",
+        ARGS="--max-examples 20",
+    )
     script = _step("Run the contract")["run"]
-    done = subprocess.run(["bash", "-e", "-c", script], cwd=sample, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    done = subprocess.run(
+        ["bash", "-e", "-c", script],
+        cwd=sample,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr  # the verdict comes later, after the upload
     outputs = dict(line.split("=", 1) for line in output.read_text().splitlines())
     assert outputs == {"exit-code": "1", "sarif": "out.sarif"}
@@ -85,6 +98,12 @@ def test_the_action_run_step_on_the_sample_project(sample: Path, tmp_path: Path)
 
     verdict = _step("Verdict")["run"]
     for code, expected in (("0", 0), ("1", 1), ("2", 2)):
-        done = subprocess.run(["bash", "-e", "-c", verdict], env={**env, "CODE": code},
-                              capture_output=True, text=True, timeout=30, check=False)
+        done = subprocess.run(
+            ["bash", "-e", "-c", verdict],
+            env={**env, "CODE": code},
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
         assert done.returncode == expected

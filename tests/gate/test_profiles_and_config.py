@@ -28,7 +28,10 @@ def verdicts(result: RunResult) -> dict[str, tuple[str, str]]:
 
 def test_profile_budgets() -> None:
     assert {name: p.max_examples for name, p in profiles.PROFILES.items()} == {
-        "dev": 100, "ci": 200, "nightly": 5000}
+        "dev": 100,
+        "ci": 200,
+        "nightly": 5000,
+    }
     assert profiles.PROFILES["ci"].derandomize and not profiles.PROFILES["dev"].derandomize
     nightly = profiles.build(profiles.get("nightly"))
     assert nightly.max_examples == 5000 and nightly.shrink_seconds > 10 and not nightly.derandomize
@@ -52,16 +55,27 @@ def test_ci_profile_gives_the_same_verdicts_twice(tmp_path: Path) -> None:
     """Derandomized: the seed comes from the target, so two runs see the same examples."""
     runs = []
     for name in ("first", "second"):
-        settings = profiles.build(profiles.get("ci"), max_examples=50, reproducers=tmp_path / name,
-                                  skip=("scales_linearly",), replay_failures=False)
+        settings = profiles.build(
+            profiles.get("ci"),
+            max_examples=50,
+            reproducers=tmp_path / name,
+            skip=("scales_linearly",),
+            replay_failures=False,
+        )
         runs.append(run(BUGGY, settings))
     first, second = runs
     assert first.seed == second.seed == profiles.stable_seed(BUGGY)
     assert first.examples == second.examples
     assert verdicts(first) == verdicts(second)
     assert {i.id for i in first.violated} == {"no_lost_text"}
-    docs = [[(i.id, i.counterexample.document, i.counterexample.config) for i in r.violated
-             if i.counterexample] for r in runs]
+    docs = [
+        [
+            (i.id, i.counterexample.document, i.counterexample.config)
+            for i in r.violated
+            if i.counterexample
+        ]
+        for r in runs
+    ]
     assert docs[0] == docs[1]
 
 
@@ -75,14 +89,19 @@ def write(folder: Path, table: str) -> Path:
 
 
 def test_table_is_parsed(tmp_path: Path) -> None:
-    config = load(write(tmp_path, """
+    config = load(
+        write(
+            tmp_path,
+            """
 targets = ["a.py:split", {target = "b.py:split", max-examples = 5, skip = ["ordered"]}]
 profile = "nightly"
 max_examples = 300
 timeout = 3
 skip = { heading_boundary = "we emit nested headings", scales_linearly = "nightly only" }
 reproducers = "out/repro"
-"""))
+""",
+        )
+    )
     assert [e.target for e in config.targets] == ["a.py:split", "b.py:split"]
     assert config.profile == "nightly" and config.budgets == {"max_examples": 300, "timeout": 3.0}
     assert config.reproducers == tmp_path / "out" / "repro"
@@ -98,16 +117,19 @@ reproducers = "out/repro"
     assert find(tmp_path / "sub").path == tmp_path / "pyproject.toml"  # found from below
 
 
-@pytest.mark.parametrize("table, says", [
-    ("targetz = ['a.py:f']", "unknown key 'targetz'"),
-    ("max-examples = 0", "max-examples must be a positive integer"),
-    ("timeout = 'soon'", "timeout must be a positive number"),
-    ("skip = { ordred = 'typo' }", "unknown invariant id(s) ordred"),
-    ("skip = { ordered = '' }", "skip.ordered must be a reason"),
-    ("profile = 'fast'", "unknown profile 'fast'"),
-    ("targets = [{skip = ['ordered']}]", "needs a 'target' key"),
-    ("targets = 'a.py:f'", "targets must be a list"),
-])
+@pytest.mark.parametrize(
+    "table, says",
+    [
+        ("targetz = ['a.py:f']", "unknown key 'targetz'"),
+        ("max-examples = 0", "max-examples must be a positive integer"),
+        ("timeout = 'soon'", "timeout must be a positive number"),
+        ("skip = { ordred = 'typo' }", "unknown invariant id(s) ordred"),
+        ("skip = { ordered = '' }", "skip.ordered must be a reason"),
+        ("profile = 'fast'", "unknown profile 'fast'"),
+        ("targets = [{skip = ['ordered']}]", "needs a 'target' key"),
+        ("targets = 'a.py:f'", "targets must be a list"),
+    ],
+)
 def test_bad_tables_are_usage_errors(tmp_path: Path, table: str, says: str) -> None:
     path = write(tmp_path, table)
     with pytest.raises(ConfigError) as caught:
@@ -119,15 +141,35 @@ def test_bad_tables_are_usage_errors(tmp_path: Path, table: str, says: str) -> N
 
 
 def test_run_without_target_runs_what_the_project_declared(
-        sample: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    sample: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (sample / "plugins.py").write_text((HERE / "plugins.py").read_text())
-    text = (sample / "pyproject.toml").read_text().replace(
-        'targets = ["chunker.py:split"]', 'targets = ["chunker.py:split", "plugins.py:windows"]')
+    text = (
+        (sample / "pyproject.toml")
+        .read_text()
+        .replace(
+            'targets = ["chunker.py:split"]', 'targets = ["chunker.py:split", "plugins.py:windows"]'
+        )
+    )
     (sample / "pyproject.toml").write_text(text)
     monkeypatch.chdir(sample)
     monkeypatch.delenv(profiles.ENV_VAR, raising=False)
-    code = main(["run", "-q", "--max-examples", "30", "--json", "r.json", "--junit", "r.xml",
-                 "--sarif", "r.sarif", "--markdown", "r.md"])
+    code = main(
+        [
+            "run",
+            "-q",
+            "--max-examples",
+            "30",
+            "--json",
+            "r.json",
+            "--junit",
+            "r.xml",
+            "--sarif",
+            "r.sarif",
+            "--markdown",
+            "r.md",
+        ]
+    )
     assert code == 1
     out = capsys.readouterr().out
     assert "chunk-contract · chunker.py:split" in out
@@ -150,12 +192,29 @@ def test_run_without_target_runs_what_the_project_declared(
 def test_profile_flag_and_environment(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(sample)
     monkeypatch.setenv(profiles.ENV_VAR, "dev")
-    assert main(["run", "-q", "--sarif", "r.sarif", "--only", "no_lost_text",
-                 "--max-examples", "20"]) == 1
+    assert (
+        main(["run", "-q", "--sarif", "r.sarif", "--only", "no_lost_text", "--max-examples", "20"])
+        == 1
+    )
     sarif = json.loads((sample / "r.sarif").read_text())
     assert sarif["runs"][0]["invocations"][0]["properties"]["targets"][0]["profile"] == "dev"
-    assert main(["run", "-q", "--profile", "ci", "--sarif", "r.sarif", "--only",
-                 "no_lost_text", "--max-examples", "20"]) == 1
+    assert (
+        main(
+            [
+                "run",
+                "-q",
+                "--profile",
+                "ci",
+                "--sarif",
+                "r.sarif",
+                "--only",
+                "no_lost_text",
+                "--max-examples",
+                "20",
+            ]
+        )
+        == 1
+    )
     sarif = json.loads((sample / "r.sarif").read_text())
     assert sarif["runs"][0]["invocations"][0]["properties"]["targets"][0]["profile"] == "ci"
     monkeypatch.setenv(profiles.ENV_VAR, "bogus")
@@ -163,8 +222,8 @@ def test_profile_flag_and_environment(sample: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_run_without_target_or_table_is_a_usage_error(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / ".git").mkdir()  # the search for pyproject.toml stops at the checkout
     monkeypatch.chdir(tmp_path)
     assert main(["run", "-q"]) == 2
@@ -183,9 +242,16 @@ def test_a_saved_failure_is_replayed_before_exploring(tmp_path: Path) -> None:
     folder = tmp_path / "repro"
     base = dict(max_examples=15, seed=1, reproducers=folder, only=("no_lost_text",))
     assert run(RARE, profiles.build(None, **base)).passed  # the search alone misses it
-    reproducers.save(reproducers.Reproducer(
-        target=RARE, invariant="no_lost_text", document="ab \u2603\u2603\u2603 cd",
-        config=Config(4, 0), message="saved by an earlier run"), folder)
+    reproducers.save(
+        reproducers.Reproducer(
+            target=RARE,
+            invariant="no_lost_text",
+            document="ab \u2603\u2603\u2603 cd",
+            config=Config(4, 0),
+            message="saved by an earlier run",
+        ),
+        folder,
+    )
     found = run(RARE, profiles.build(None, **base))
     assert [i.id for i in found.violated] == ["no_lost_text"]
     assert "\u2603\u2603\u2603" in found.violated[0].counterexample.document

@@ -73,11 +73,24 @@ def test_one_failing_test_per_violated_invariant(sample: Path) -> None:
 def test_command_line_targets_and_marker(sample: Path) -> None:
     """``--chunk-contract TARGET`` without the declared ones; ``-m chunk_contract`` selects."""
     (sample / "pyproject.toml").write_text(
-        (sample / "pyproject.toml").read_text().replace('addopts = "--chunk-contract-declared ',
-                                                        'addopts = "'))
+        (sample / "pyproject.toml")
+        .read_text()
+        .replace('addopts = "--chunk-contract-declared ', 'addopts = "')
+    )
     target = f"{ROOT / 'tests' / 'gate' / 'plugins.py'}:windows"
-    done = run_in(sample, *PLUGIN, "--chunk-contract", target, "-m", "chunk_contract", "-v",
-                  "--chunk-contract-max-examples", "25", "--chunk-contract-skip", "scales_linearly")
+    done = run_in(
+        sample,
+        *PLUGIN,
+        "--chunk-contract",
+        target,
+        "-m",
+        "chunk_contract",
+        "-v",
+        "--chunk-contract-max-examples",
+        "25",
+        "--chunk-contract-skip",
+        "scales_linearly",
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"chunk-contract::{target}::cap_respected PASSED" in done.stdout
     assert "test_packs_short_words" not in done.stdout  # deselected by -m
@@ -90,8 +103,14 @@ def test_usage_errors_stop_pytest(tmp_path: Path) -> None:
     assert "chunk-contract: missing.py:split: no such file" in done.stderr
     done = run_in(tmp_path, *PLUGIN, "--chunk-contract-declared")
     assert done.returncode == 4 and "no targets in [tool.chunk-contract]" in done.stderr
-    done = run_in(tmp_path, *PLUGIN, "--chunk-contract", "missing.py:split",
-                  "--chunk-contract-only", "cap_respectd")
+    done = run_in(
+        tmp_path,
+        *PLUGIN,
+        "--chunk-contract",
+        "missing.py:split",
+        "--chunk-contract-only",
+        "cap_respectd",
+    )
     assert done.returncode == 4 and "unknown invariant id(s) cap_respectd" in done.stderr
 
 
@@ -99,9 +118,11 @@ def test_plugin_is_inert_and_light_without_options(tmp_path: Path) -> None:
     (tmp_path / "test_x.py").write_text("def test_x():\n    pass\n")
     done = run_in(tmp_path, *PLUGIN, "-q")
     assert done.returncode == 0 and "1 passed" in done.stdout
-    probe = ("import sys, contract.pytest_plugin, contract.pytest, contract.testing; "
-             "print(sorted(m for m in ('hypothesis', 'openpyxl', 'contract.runner') "
-             "if m in sys.modules))")
+    probe = (
+        "import sys, contract.pytest_plugin, contract.pytest, contract.testing; "
+        "print(sorted(m for m in ('hypothesis', 'openpyxl', 'contract.runner') "
+        "if m in sys.modules))"
+    )
     done = run_in(tmp_path, "-c", probe)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
 
@@ -117,8 +138,14 @@ def test_contract_tests_accepts_a_plugin_object(tmp_path: Path) -> None:
     from tests.gate import plugins
 
     assert reexported is contract_tests
-    test = contract_tests(plugins.windows, max_examples=10, seed=3, only=["cap_respected"],
-                          skip={"ordered": "not this time"}, reproducers=tmp_path)
+    test = contract_tests(
+        plugins.windows,
+        max_examples=10,
+        seed=3,
+        only=["cap_respected"],
+        skip={"ordered": "not this time"},
+        reproducers=tmp_path,
+    )
     (mark,) = test.pytestmark  # type: ignore[attr-defined]
     assert mark.name == "parametrize" and mark.args[0] == "invariant"
     assert "cap_respected" in mark.args[1] and "tight_range" not in mark.args[1]

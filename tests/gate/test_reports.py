@@ -25,8 +25,9 @@ CORRECT = f"{HERE / 'plugins.py'}:windows"
 def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunResult, RunResult]:
     """One failing run (the sample project's chunker) and one passing run."""
     folder = tmp_path_factory.mktemp("reports")
-    settings = profiles.build(profiles.get("ci"), max_examples=40, skip=("scales_linearly",),
-                              reproducers=folder / "repro")
+    settings = profiles.build(
+        profiles.get("ci"), max_examples=40, skip=("scales_linearly",), reproducers=folder / "repro"
+    )
     return run(BUGGY, settings), run(CORRECT, settings)
 
 
@@ -37,8 +38,9 @@ def _validate(log: dict) -> None:
     assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors[:5]]
 
 
-def test_sarif_is_valid_and_has_one_result_per_violation(results: tuple[RunResult, RunResult],
-                                                         tmp_path: Path) -> None:
+def test_sarif_is_valid_and_has_one_result_per_violation(
+    results: tuple[RunResult, RunResult], tmp_path: Path
+) -> None:
     failing, passing = results
     path = tmp_path / "out.sarif"
     write_sarif(path, [failing, passing], root=SAMPLE)
@@ -79,8 +81,9 @@ def test_sarif_of_a_passing_run_is_valid_and_empty(results: tuple[RunResult, Run
     assert log["runs"][0]["results"] == []
 
 
-def test_junit_is_read_by_standard_parsers(results: tuple[RunResult, RunResult],
-                                           tmp_path: Path) -> None:
+def test_junit_is_read_by_standard_parsers(
+    results: tuple[RunResult, RunResult], tmp_path: Path
+) -> None:
     failing, _ = results
     path = tmp_path / "junit.xml"
     junit_tree(failing).write(path, encoding="utf-8", xml_declaration=True)
@@ -113,5 +116,4 @@ def test_markdown_summary(results: tuple[RunResult, RunResult], tmp_path: Path) 
     assert "```text" in text and "chunk-contract replay" in text
     assert "timed" not in text and "deselected" in text  # skip reasons are shown
     write_markdown(tmp_path / "summary.md", [passing])
-    assert (tmp_path / "summary.md").read_text(encoding="utf-8").startswith(
-        "## chunk-contract: ✅")
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8").startswith("## chunk-contract: ✅")

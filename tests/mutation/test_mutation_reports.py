@@ -377,6 +377,7 @@ def test_triaged_survivors_are_not_rerun(tmp_path: Path, project: Path,
     assert suite._read_triaged() == {"toy.chunker.x_windows__mutmut_2"}
     monkeypatch.setenv(config.MUTANT_ENV, "toy.chunker.x_windows__mutmut_2")
     monkeypatch.setattr(suite, "_TRIAGED", None)
+    monkeypatch.setattr(suite, "_require_mutated_copy", lambda target: None)
     suite.check("reference_chunkers.fixed:split")  # returns at once: no contract run
     note = json.loads((Path(config.KILLS_DIR) / "toy.chunker.x_windows__mutmut_2.json")
                       .read_text())
@@ -385,3 +386,12 @@ def test_triaged_survivors_are_not_rerun(tmp_path: Path, project: Path,
     mutant = _by_number(report.data)["x_windows__mutmut_2"]
     assert not mutant.rerun and "not re-run" in reports._status_reason(report, mutant)
     assert "were not re-run" in reports.markdown(report)
+
+
+def test_the_mutated_copy_is_required_under_mutmut(monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    import reference_chunkers.fixed  # noqa: F401 - imported from the repository
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RuntimeError, match="not from mutmut's copy"):
+        suite._require_mutated_copy("reference_chunkers.fixed:split")

@@ -34,26 +34,45 @@ def test_keeps_the_contract(target: str, tmp_path: Path) -> None:
         RunSettings(max_examples=60, seed=20240601, reproducers=tmp_path),
     )
     found = {
-        r.id: (r.counterexample.message, ascii(r.counterexample.document)[:300],
-               r.counterexample.config)
-        for r in result.violated if r.counterexample
+        r.id: (
+            r.counterexample.message,
+            ascii(r.counterexample.document)[:300],
+            r.counterexample.config,
+        )
+        for r in result.violated
+        if r.counterexample
     }
     assert result.passed, found
     status = {r.id: r.status for r in result.results}
-    for rule in ("span_fidelity", "no_lost_text", "cap_respected", "line_citations", "ordered",
-                 "overlap_bounded", "unique_ids", "config_validation", *TARGETS[target]):
+    for rule in (
+        "span_fidelity",
+        "no_lost_text",
+        "cap_respected",
+        "line_citations",
+        "ordered",
+        "overlap_bounded",
+        "unique_ids",
+        "config_validation",
+        *TARGETS[target],
+    ):
         assert status[rule] == "passed", (rule, status[rule])
 
 
 # --------------------------------------------------------------------------- shared checks
+
 
 def tokens(text: str) -> int:
     return len(text.split())
 
 
 def check(
-    document: str, chunks: list[dict[str, Any]], max_size: int, overlap: int,
-    size: Callable[[str], int] = len, text: str | None = None, indivisible: bool = False,
+    document: str,
+    chunks: list[dict[str, Any]],
+    max_size: int,
+    overlap: int,
+    size: Callable[[str], int] = len,
+    text: str | None = None,
+    indivisible: bool = False,
 ) -> None:
     """Exact slices, in order, within the cap and the overlap, covering every non-space char."""
     text = document if text is None else text
@@ -72,7 +91,7 @@ def check(
         assert chunk["line_end"] == text.count("\n", 0, end - 1) + 1
         if previous is not None:
             assert start > previous["start"] and end >= previous["end"]
-            shared = text[start:previous["end"]] if start < previous["end"] else ""
+            shared = text[start : previous["end"]] if start < previous["end"] else ""
             assert size(shared) <= overlap
         covered, previous = max(covered, end), chunk
     assert text[covered:].strip() == ""
@@ -102,9 +121,16 @@ def test_recursive_seed_002_overlap_comes_out_of_the_cap(max_size: int, overlap:
     assert sum(a["end"] > b["start"] for a, b in itertools.pairwise(chunks)) > len(chunks) // 2
 
 
-@pytest.mark.parametrize("document", ["数据库检索" * 10_000, "https://x.io/" + "ab%20" * 4000,
-                                      "aé数🚀—" * 500, "e" + "\u0301" * 300],
-                         ids=["cjk", "url", "mixed-width", "combining"])
+@pytest.mark.parametrize(
+    "document",
+    [
+        "数据库检索" * 10_000,
+        "https://x.io/" + "ab%20" * 4000,
+        "aé数🚀—" * 500,
+        "e" + "\u0301" * 300,
+    ],
+    ids=["cjk", "url", "mixed-width", "combining"],
+)
 def test_recursive_seed_002_text_without_spaces_spills(document: str) -> None:
     chunks = recursive.split(document, max_size=37, overlap=5)
     assert len(chunks) > 1
@@ -114,10 +140,13 @@ def test_recursive_seed_002_text_without_spaces_spills(document: str) -> None:
 def test_recursive_seed_002_crlf_paragraphs_split_like_lf() -> None:
     lf = "alpha paragraph one\n\nbeta paragraph two\n\ngamma three"
     crlf = lf.replace("\n", "\r\n")
-    for cap, expected in ((25, ["alpha paragraph one", "beta paragraph two", "gamma three"]),
-                          (35, ["alpha paragraph one", "beta paragraph two\n\ngamma three"])):
-        a = [c["text"].replace("\r\n", "\n")
-             for c in recursive.split(crlf, max_size=cap, overlap=0)]
+    for cap, expected in (
+        (25, ["alpha paragraph one", "beta paragraph two", "gamma three"]),
+        (35, ["alpha paragraph one", "beta paragraph two\n\ngamma three"]),
+    ):
+        a = [
+            c["text"].replace("\r\n", "\n") for c in recursive.split(crlf, max_size=cap, overlap=0)
+        ]
         b = [c["text"] for c in recursive.split(lf, max_size=cap, overlap=0)]
         assert a == b == expected
 
@@ -138,10 +167,21 @@ def test_recursive_prefers_paragraphs_then_sentences() -> None:
     assert texts == ["First sentence here.", "Second one.", "Next paragraph."]
 
 
-@pytest.mark.parametrize("split", [fixed.split, recursive.split, markdown.split, header.split,
-                                   header.split_duplicate_headers, grapheme.split])
-@pytest.mark.parametrize(("max_size", "overlap"), [(0, 0), (-3, 0), (1, 999), (5, 5), (5, -1),
-                                                   (True, 0), (5, False), (2.5, 0)])
+@pytest.mark.parametrize(
+    "split",
+    [
+        fixed.split,
+        recursive.split,
+        markdown.split,
+        header.split,
+        header.split_duplicate_headers,
+        grapheme.split,
+    ],
+)
+@pytest.mark.parametrize(
+    ("max_size", "overlap"),
+    [(0, 0), (-3, 0), (1, 999), (5, 5), (5, -1), (True, 0), (5, False), (2.5, 0)],
+)
 def test_degenerate_configs_are_refused(split: Split, max_size: Any, overlap: Any) -> None:
     with pytest.raises(ValueError):
         split("some text", max_size=max_size, overlap=overlap)
@@ -164,6 +204,7 @@ def test_recursive_is_linear_enough() -> None:
 
 # --------------------------------------------------------------------------- markdown
 
+
 def test_markdown_heading_is_a_hard_boundary_with_its_path() -> None:
     document = "Intro text.\n# Setup\nInstall it.\n## Linux ##\napt install\n# Usage\nRun it."
     chunks = markdown.split(document, max_size=1000, overlap=10)
@@ -182,17 +223,24 @@ def test_markdown_hash_lines_in_fenced_code_are_not_headings() -> None:
     assert len(chunks) == 1 and chunks[0]["section"] == ["Code"]
 
 
-@pytest.mark.parametrize("line", ["#hashtag", "    # indented code", "####### seven", "\\# escaped",
-                                  "#\u00a0nbsp"])
+@pytest.mark.parametrize(
+    "line", ["#hashtag", "    # indented code", "####### seven", "\\# escaped", "#\u00a0nbsp"]
+)
 def test_markdown_look_alikes_are_not_headings(line: str) -> None:
     chunks = markdown.split("text\n" + line + "\nmore", max_size=1000, overlap=0)
     assert len(chunks) == 1 and chunks[0]["section"] == []
 
 
-@pytest.mark.parametrize(("line", "title"), [
-    ("#", ""), ("#\ttab", "tab"), ("   ### three", "three"), ("## closed ###", "closed"),
-    ("# C#", "C#"),
-])
+@pytest.mark.parametrize(
+    ("line", "title"),
+    [
+        ("#", ""),
+        ("#\ttab", "tab"),
+        ("   ### three", "three"),
+        ("## closed ###", "closed"),
+        ("# C#", "C#"),
+    ],
+)
 def test_markdown_every_atx_form_is_a_heading(line: str, title: str) -> None:
     chunks = markdown.split("text\n" + line + "\nmore", max_size=1000, overlap=0)
     assert [c["section"] for c in chunks] == [[], [title]]
@@ -265,8 +313,16 @@ def test_header_count_tokens_is_declared() -> None:
 
 # --------------------------------------------------------------------------- grapheme
 
-CLUSTERS = ["e\u0301", "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466",
-            "\U0001f1fa\U0001f1f8", "\u1100\u1161\u11a8", "\r\n", "\u0915\u094d\u0937", "a", " "]
+CLUSTERS = [
+    "e\u0301",
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466",
+    "\U0001f1fa\U0001f1f8",
+    "\u1100\u1161\u11a8",
+    "\r\n",
+    "\u0915\u094d\u0937",
+    "a",
+    " ",
+]
 
 
 def boundaries(text: str) -> set[int]:

@@ -28,16 +28,31 @@ CAUGHT_BY = {
 @pytest.mark.parametrize("twin", sorted(CAUGHT_BY))
 def test_the_contract_catches_the_twin(twin: str, tmp_path: Path) -> None:
     rule, extra = CAUGHT_BY[twin]
-    settings = RunSettings(max_examples=50, seed=1, only=(rule,), max_length=400,
-                           shrink_seconds=0.5, reproducers=tmp_path, **extra)  # type: ignore[arg-type]
+    settings = RunSettings(
+        max_examples=50,
+        seed=1,
+        only=(rule,),
+        max_length=400,
+        shrink_seconds=0.5,
+        reproducers=tmp_path,
+        **extra,
+    )  # type: ignore[arg-type]
     result = run(f"{TWINS}:{twin}", settings)
     assert rule in [r.id for r in result.violated], [(r.id, r.status) for r in result.results]
 
 
 def test_the_classic_header_loop_breaks_several_rules() -> None:
     """Seed 004: oversized first chunk, empty chunk, body re-chunked, header-only doc dropped."""
-    result = run(f"{TWINS}:header_classic_step", RunSettings(
-        max_examples=50, seed=1, max_length=400, shrink_seconds=0.5, reproducers=None,
-        only=("cap_respected", "non_empty", "ordered", "no_lost_text")))
+    result = run(
+        f"{TWINS}:header_classic_step",
+        RunSettings(
+            max_examples=50,
+            seed=1,
+            max_length=400,
+            shrink_seconds=0.5,
+            reproducers=None,
+            only=("cap_respected", "non_empty", "ordered", "no_lost_text"),
+        ),
+    )
     caught = {r.id for r in result.violated}
     assert caught == {"cap_respected", "non_empty", "ordered", "no_lost_text"}

@@ -69,7 +69,8 @@ def markdown_crlf_blind(document: str, *, max_size: int, overlap: int = 0) -> Ch
     starts, _ = markdown.sections(document)
     ends = [*starts[1:], len(document)]
     spans = (
-        cut for lo, hi in zip(starts, ends)
+        cut
+        for lo, hi in zip(starts, ends)
         for cut in recursive.cuts(document, max_size, overlap, lo, hi)
     )
     return list(finalise(document, spans))
@@ -95,7 +96,7 @@ def header_classic_step(document: str, *, max_size: int, overlap: int = 0) -> Ch
         stop = position + max_size - len(head)
         part = (head if first else []) + body[position:stop]
         at = part[0][0] if part else 0
-        text = document[at:part[-1][1]] if part else ""
+        text = document[at : part[-1][1]] if part else ""
         chunks.append({"text": text, "start": at, "end": at + len(text)})
         head, first, position = [], False, stop  # the classic reset the header every time
     return chunks

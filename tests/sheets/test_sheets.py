@@ -21,9 +21,18 @@ from contract.runner import Event, Progress, RunResult, RunSettings
 HERE = Path(__file__).resolve().parent
 TWINS = HERE / "twins.py"
 REFERENCE = "reference_chunkers.spreadsheet:split"
-SHEET_RULES = ("terminates", "no_crash", "non_empty", "cap_respected", "unique_ids",
-               "deterministic", "config_validation", "tiles_parent", "tight_range",
-               "cells_covered")
+SHEET_RULES = (
+    "terminates",
+    "no_crash",
+    "non_empty",
+    "cap_respected",
+    "unique_ids",
+    "deterministic",
+    "config_validation",
+    "tiles_parent",
+    "tight_range",
+    "cells_covered",
+)
 
 
 def test_the_runner_routes_workbook_plugins_to_workbook_cases() -> None:
@@ -44,8 +53,9 @@ def test_the_runner_routes_workbook_plugins_to_workbook_cases() -> None:
 class Timed:
     """A run's result, its wall time, and when each invariant was first seen violated."""
 
-    def __init__(self, target: str, run_seed: int, reproducers: Path | None,
-                 timeout: float = 2.0) -> None:
+    def __init__(
+        self, target: str, run_seed: int, reproducers: Path | None, timeout: float = 2.0
+    ) -> None:
         self.caught: dict[str, float] = {}
         started = time.monotonic()
 
@@ -54,8 +64,9 @@ class Timed:
                 for rule in event.violated:
                     self.caught.setdefault(rule, time.monotonic() - started)
 
-        settings = RunSettings(max_examples=200, seed=run_seed, reproducers=reproducers,
-                               timeout=timeout)
+        settings = RunSettings(
+            max_examples=200, seed=run_seed, reproducers=reproducers, timeout=timeout
+        )
         self.result: RunResult = runner.run(target, settings, on_event=listen)
         self.elapsed = time.monotonic() - started
 
@@ -67,8 +78,10 @@ class Timed:
 def twin_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Timed]:
     """Each twin run once (seed 1), shared by the tests below."""
     folder = tmp_path_factory.mktemp("twins")
-    return {name: Timed(f"{TWINS}:{name}", 1, folder / name)
-            for name in ("OverClaim", "GapSplitter", "OverlapSplitter")}
+    return {
+        name: Timed(f"{TWINS}:{name}", 1, folder / name)
+        for name in ("OverClaim", "GapSplitter", "OverlapSplitter")
+    }
 
 
 @pytest.mark.slow
@@ -77,21 +90,29 @@ def test_reference_chunker_passes(run_seed: int) -> None:
     # a generous per-call limit: the reference answers in milliseconds, but a starved CI
     # machine must not turn one slow call into a `terminates` finding
     timed = Timed(REFERENCE, run_seed, None, timeout=10.0)
-    assert timed.result.passed, [(r.id, r.counterexample.message) for r in timed.result.violated
-                                 if r.counterexample]
+    assert timed.result.passed, [
+        (r.id, r.counterexample.message) for r in timed.result.violated if r.counterexample
+    ]
     assert {r.id for r in timed.result.results if r.status == "passed"} == set(SHEET_RULES)
     assert timed.result.examples >= 150
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("twin, rule, clean", [
-    ("OverClaim", "tight_range", ("cells_covered", "no_crash", "unique_ids")),
-    ("GapSplitter", "tiles_parent", ("tight_range", "cap_respected", "cells_covered")),
-    ("OverlapSplitter", "tiles_parent", ("tight_range", "cap_respected", "cells_covered",
-                                         "unique_ids")),
-])
-def test_each_twin_is_caught_with_the_right_id(twin_runs: dict[str, Timed], twin: str, rule: str,
-                                               clean: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "twin, rule, clean",
+    [
+        ("OverClaim", "tight_range", ("cells_covered", "no_crash", "unique_ids")),
+        ("GapSplitter", "tiles_parent", ("tight_range", "cap_respected", "cells_covered")),
+        (
+            "OverlapSplitter",
+            "tiles_parent",
+            ("tight_range", "cap_respected", "cells_covered", "unique_ids"),
+        ),
+    ],
+)
+def test_each_twin_is_caught_with_the_right_id(
+    twin_runs: dict[str, Timed], twin: str, rule: str, clean: tuple[str, ...]
+) -> None:
     timed = twin_runs[twin]
     assert timed.status(rule) == "violated"
     assert all(timed.status(other) == "passed" for other in clean)
@@ -106,8 +127,9 @@ def test_each_twin_is_caught_with_the_right_id(twin_runs: dict[str, Timed], twin
 
 
 def test_over_claim_is_reported_as_seed_001_would_want(twin_runs: dict[str, Timed]) -> None:
-    found = next(r.counterexample for r in twin_runs["OverClaim"].result.results
-                 if r.id == "tight_range")
+    found = next(
+        r.counterexample for r in twin_runs["OverClaim"].result.results if r.id == "tight_range"
+    )
     assert found is not None
     assert "empty columns; content bbox is" in found.message
     assert found.chunks and any(":" in (c.get("range") or "") for c in found.chunks)
@@ -124,14 +146,22 @@ def test_json_report_describes_the_workbook(twin_runs: dict[str, Timed]) -> None
         assert all(ref[0].isalpha() and ref[-1].isdigit() for ref in cells)
     assert Path(entry["counterexample"]["reproducer"]).is_file()
     assert {i["id"] for i in report["invariants"] if i["status"] == "skipped"} >= {
-        "span_fidelity", "ordered", "line_citations"}
+        "span_fidelity",
+        "ordered",
+        "line_citations",
+    }
 
 
-@pytest.mark.parametrize("twin, rule", [("OverClaim", "tight_range"),
-                                        ("GapSplitter", "tiles_parent")])
+@pytest.mark.parametrize(
+    "twin, rule", [("OverClaim", "tight_range"), ("GapSplitter", "tiles_parent")]
+)
 def test_replay_rebuilds_the_workbook_and_still_fails(
-        twin_runs: dict[str, Timed], twin: str, rule: str, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    twin_runs: dict[str, Timed],
+    twin: str,
+    rule: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     found = next(r.counterexample for r in twin_runs[twin].result.results if r.id == rule)
     assert found is not None and found.reproducer
     saved = json.loads(Path(found.reproducer).read_text(encoding="utf-8"))
@@ -172,8 +202,9 @@ def book_xlsx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_check_flags_the_over_claim_on_a_real_file(book_xlsx: Path) -> None:
     report = book_xlsx.parent / "report.json"
-    code = cli.main(["check", f"{TWINS}:OverClaim", str(book_xlsx), "--max-size", "200",
-                     "--json", str(report)])
+    code = cli.main(
+        ["check", f"{TWINS}:OverClaim", str(book_xlsx), "--max-size", "200", "--json", str(report)]
+    )
     assert code == 1
     data = json.loads(report.read_text(encoding="utf-8"))
     entry = next(i for i in data["invariants"] if i["id"] == "tight_range")

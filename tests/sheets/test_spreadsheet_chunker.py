@@ -45,23 +45,33 @@ def test_blocks_are_cut_at_fully_empty_rows_and_columns() -> None:
 def test_xy_cut_recurses() -> None:
     # no empty column across rows 1-3, but rows 1-2 split at column B once row 3 is cut off
     keys = [(1, 1), (2, 1), (1, 3), (2, 3), (4, 1), (4, 2), (4, 3)]
-    boxes = [(min(r for r, _ in g), min(c for _, c in g), max(r for r, _ in g),
-              max(c for _, c in g)) for g in blocks(keys)]
+    boxes = [
+        (min(r for r, _ in g), min(c for _, c in g), max(r for r, _ in g), max(c for _, c in g))
+        for g in blocks(keys)
+    ]
     assert boxes == [(1, 1, 2, 1), (1, 3, 2, 3), (4, 1, 4, 3)]
 
 
 def test_oversize_block_splits_into_row_groups_that_tile_it() -> None:
     cells = {f"{c}{r}": f"{c}{r}" for c in "AB" for r in range(1, 7)}
     found = chunks(cells, max_size=15)
-    assert ranges(found) == [("A1:B6", None), ("A1:B2", "S!A1:B6"), ("A3:B4", "S!A1:B6"),
-                             ("A5:B6", "S!A1:B6")]
+    assert ranges(found) == [
+        ("A1:B6", None),
+        ("A1:B2", "S!A1:B6"),
+        ("A3:B4", "S!A1:B6"),
+        ("A5:B6", "S!A1:B6"),
+    ]
     assert all(len(c["text"]) <= 15 for c in found[1:])
 
 
 def test_a_row_over_the_cap_becomes_runs_of_cells() -> None:
     found = chunks({"A1": "a" * 30, "B1": "b", "C1": "c", "A2": "d"}, max_size=8)
-    assert ranges(found) == [("A1:C2", None), ("A1", "S!A1:C2"), ("B1:C1", "S!A1:C2"),
-                             ("A2", "S!A1:C2")]
+    assert ranges(found) == [
+        ("A1:C2", None),
+        ("A1", "S!A1:C2"),
+        ("B1:C1", "S!A1:C2"),
+        ("A2", "S!A1:C2"),
+    ]
     assert found[1]["text"] == "a" * 30  # one cell is indivisible: it may exceed the cap
     assert found[2]["text"] == "b | c"
 
@@ -77,8 +87,15 @@ def test_ids_are_unique_and_name_the_sheet() -> None:
 
 
 def test_values_render_readably() -> None:
-    found = chunks({"A1": True, "B1": {"date": "2024-01-31T00:00:00"}, "C1": 1.5,
-                    "D1": "=SUM(A1:A3)", "E1": {"value": "styled", "style": "fill"}})
+    found = chunks(
+        {
+            "A1": True,
+            "B1": {"date": "2024-01-31T00:00:00"},
+            "C1": 1.5,
+            "D1": "=SUM(A1:A3)",
+            "E1": {"value": "styled", "style": "fill"},
+        }
+    )
     assert found[0]["text"] == "TRUE | 2024-01-31T00:00:00 | 1.5 | =SUM(A1:A3) | styled"
 
 

@@ -24,8 +24,9 @@ from contract.strategies.workbooks import (
 )
 from contract.workbook import build, describe, is_empty, non_empty_cells, split_ref
 
-SAMPLE = settings(max_examples=200, database=None, deadline=None,
-                  suppress_health_check=list(HealthCheck))
+SAMPLE = settings(
+    max_examples=200, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+)
 
 
 def _plain(raw: Any) -> Any:
@@ -107,10 +108,23 @@ def test_the_seed_001_features_all_come_up() -> None:
 
     sample()
     expected = {
-        "several sheets", "empty sheet beside data", "sheet without a single cell",
-        "styled-empty", "styled-empty at XFD", "styled-empty far down", "styled data",
-        "styled whitespace", "whitespace-only", "date", "bool", "float", "int", "formula",
-        "long string", "unicode", "data far out",
+        "several sheets",
+        "empty sheet beside data",
+        "sheet without a single cell",
+        "styled-empty",
+        "styled-empty at XFD",
+        "styled-empty far down",
+        "styled data",
+        "styled whitespace",
+        "whitespace-only",
+        "date",
+        "bool",
+        "float",
+        "int",
+        "formula",
+        "long string",
+        "unicode",
+        "data far out",
     }
     assert expected <= set(seen), f"never generated: {expected - set(seen)}"
     # the over-claim trap is common, not a rarity: a styled-empty cell out at XFD
@@ -130,15 +144,17 @@ def test_max_length_bounds_the_data() -> None:
     @SAMPLE
     @given(workbooks(max_length=50))
     def check(book: dict[str, Any]) -> None:
-        total = sum(len(str(_plain(v))) for cells in non_empty_cells(book).values()
-                    for v in cells.values())
+        total = sum(
+            len(str(_plain(v))) for cells in non_empty_cells(book).values() for v in cells.values()
+        )
         assert total <= 60  # 50 characters of data (booleans count as TRUE / FALSE)
 
     check()
 
 
-QUICK = settings(database=None, max_examples=2000, deadline=None,
-                 suppress_health_check=list(HealthCheck))
+QUICK = settings(
+    database=None, max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck)
+)
 
 
 def test_shrinks_to_one_cell() -> None:
@@ -152,7 +168,8 @@ def test_shrinks_the_over_claim_trap_to_two_cells() -> None:
         cells = book["sheets"].get(next(iter(book["sheets"])), {})
         return any(not is_empty(_plain(v)) for v in cells.values()) and any(
             v == STYLED_EMPTY and column_index(ref.rstrip("0123456789")) == MAX_COLUMN
-            for ref, v in cells.items())
+            for ref, v in cells.items()
+        )
 
     book = find(workbooks(), trap, settings=QUICK)
     assert book == {"sheets": {"Sheet1": {"A1": 0, "XFD1": STYLED_EMPTY}}}
@@ -192,13 +209,16 @@ def test_no_degenerate_configs_when_not_asked() -> None:
     check()
 
 
-@pytest.mark.parametrize("call", [
-    lambda: workbooks(max_length=0),
-    lambda: workbooks(max_length="10"),
-    lambda: workbook_cases(degenerate="yes"),
-    lambda: workbook_cases(max_cap=0),
-    lambda: cell_values(max_length=-1),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: workbooks(max_length=0),
+        lambda: workbooks(max_length="10"),
+        lambda: workbook_cases(degenerate="yes"),
+        lambda: workbook_cases(max_cap=0),
+        lambda: cell_values(max_length=-1),
+    ],
+)
 def test_bad_arguments_are_refused(call: Any) -> None:
     with pytest.raises(StrategyArgumentError):
         call()

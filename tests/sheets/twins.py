@@ -62,7 +62,7 @@ class OverlapSplitter(SpreadsheetChunker):
         def group(i: int, j: int) -> tuple[Box, int]:
             found = _tight(cells, order[i], order[j], box[1], box[3])
             assert found is not None
-            return found, sum(n for r in order[i:j + 1] for _, n in rows[r])
+            return found, sum(n for r in order[i : j + 1] for _, n in rows[r])
 
         def fits(i: int, j: int) -> bool:
             return length(*group(i, j)) <= cap

@@ -31,7 +31,9 @@ def case(
     if measure is None:
         measure = utf8_len if unit == "bytes" else len
     decl = Declarations(
-        unit=unit, promises=frozenset(promises), newlines=newlines,
+        unit=unit,
+        promises=frozenset(promises),
+        newlines=newlines,
         has_count_tokens=unit == "tokens",
     )
     return Case(Document(document), Config(max_size, overlap), list(chunks), decl, measure)
@@ -45,8 +47,13 @@ def book(
     overlap: int = 0,
 ) -> Case:
     """A workbook case: ``sheets`` maps titles to ``{(row, col): value}``."""
-    return Case(Document(""), Config(max_size, overlap), list(chunks),
-                Declarations(kind="workbook"), workbook={k: dict(v) for k, v in sheets.items()})
+    return Case(
+        Document(""),
+        Config(max_size, overlap),
+        list(chunks),
+        Declarations(kind="workbook"),
+        workbook={k: dict(v) for k, v in sheets.items()},
+    )
 
 
 def bare(*texts: str) -> list[Chunk]:
@@ -56,8 +63,10 @@ def bare(*texts: str) -> list[Chunk]:
 
 def spans(document: str, *pairs: tuple[int, int], **fields: Any) -> list[Chunk]:
     """Chunks that report codepoint offsets; their text is the document's slice."""
-    return [Chunk(index=i, text=document[s:e], start=s, end=e, **fields)
-            for i, (s, e) in enumerate(pairs)]
+    return [
+        Chunk(index=i, text=document[s:e], start=s, end=e, **fields)
+        for i, (s, e) in enumerate(pairs)
+    ]
 
 
 def slices(document: str, *texts: str) -> list[Chunk]:

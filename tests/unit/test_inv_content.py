@@ -27,8 +27,13 @@ def test_non_empty_rejects_an_empty_chunk() -> None:
 @pytest.mark.parametrize("blank", [" ", "\n\n", "\t\r\n", "\u3000", "\x1c", "\x85", "\u2028"])
 def test_non_empty_rejects_whitespace_only_chunks(blank: str) -> None:
     doc = "ab" + blank + "cd"
-    found = rejects("non_empty", case(doc, spans(doc, (0, 2), (2, 2 + len(blank)))),
-                    "chunk[1] [2:", "is whitespace-only", ascii(blank))
+    found = rejects(
+        "non_empty",
+        case(doc, spans(doc, (0, 2), (2, 2 + len(blank)))),
+        "chunk[1] [2:",
+        "is whitespace-only",
+        ascii(blank),
+    )
     assert found[0].chunks == (1,)
 
 
@@ -62,22 +67,34 @@ def test_span_fidelity_accepts_offsets_and_byte_offsets_on_non_ascii() -> None:
 
 def test_span_fidelity_rejects_text_differing_from_its_slice() -> None:
     doc = "alpha beta"
-    rejects("span_fidelity", case(doc, [Chunk(index=0, text="alpha  beta", start=0, end=10)]),
-            "chunk[0] [0:10): text 'alpha  beta' but the document holds 'alpha beta' at [0:10)")
+    rejects(
+        "span_fidelity",
+        case(doc, [Chunk(index=0, text="alpha  beta", start=0, end=10)]),
+        "chunk[0] [0:10): text 'alpha  beta' but the document holds 'alpha beta' at [0:10)",
+    )
 
 
 def test_span_fidelity_rejects_a_span_outside_the_document() -> None:
     doc = "alpha beta"
-    rejects("span_fidelity", case(doc, [Chunk(index=0, text="beta", start=6, end=12)]),
-            "span [6:12) is not inside the document [0:10)")
+    rejects(
+        "span_fidelity",
+        case(doc, [Chunk(index=0, text="beta", start=6, end=12)]),
+        "span [6:12) is not inside the document [0:10)",
+    )
 
 
 def test_span_fidelity_rejects_half_reported_offsets() -> None:
     doc = "alpha"
-    rejects("span_fidelity", case(doc, [Chunk(index=0, text="alpha", start=0)]),
-            "reports start=0 end=None; both or neither are allowed")
-    rejects("span_fidelity", case(doc, [Chunk(index=0, text="alpha", end_byte=5)]),
-            "reports start_byte=None end_byte=5; both or neither are allowed")
+    rejects(
+        "span_fidelity",
+        case(doc, [Chunk(index=0, text="alpha", start=0)]),
+        "reports start=0 end=None; both or neither are allowed",
+    )
+    rejects(
+        "span_fidelity",
+        case(doc, [Chunk(index=0, text="alpha", end_byte=5)]),
+        "reports start_byte=None end_byte=5; both or neither are allowed",
+    )
 
 
 def test_span_fidelity_rejects_char_offsets_used_as_byte_offsets() -> None:
@@ -88,11 +105,14 @@ def test_span_fidelity_rejects_char_offsets_used_as_byte_offsets() -> None:
 
 
 def test_span_fidelity_rejects_bytes_cut_inside_a_character() -> None:
-    doc = "ab\U0001F600cd"  # the emoji is bytes [2:6)
+    doc = "ab\U0001f600cd"  # the emoji is bytes [2:6)
     c = case(doc, [Chunk(index=0, text="ab\ufffd", start_byte=0, end_byte=4)])
     # The lossy decoding of the cut bytes equals the text, but the document holds no U+FFFD.
-    rejects("span_fidelity", c, "chunk[0]: text 'ab\\ufffd' but bytes [0:4) of the document cut a "
-            "character")
+    rejects(
+        "span_fidelity",
+        c,
+        "chunk[0]: text 'ab\\ufffd' but bytes [0:4) of the document cut a character",
+    )
     c = case(doc, [Chunk(index=0, text="ab", start_byte=0, end_byte=4)])
     rejects("span_fidelity", c, "bytes [0:4) of the document cut a character")
 
@@ -101,22 +121,31 @@ def test_span_fidelity_reads_lone_surrogates_back_from_bytes() -> None:
     # Document.data encodes lone surrogates with surrogatepass; the slice must decode the same
     # way, not as three U+FFFD (a false positive before the fix).
     doc = "a\ud800b c"
-    c = case(doc, [Chunk(index=0, text="a\ud800b", start_byte=0, end_byte=5),
-                   Chunk(index=1, text="c", start_byte=6, end_byte=7)])
+    c = case(
+        doc,
+        [
+            Chunk(index=0, text="a\ud800b", start_byte=0, end_byte=5),
+            Chunk(index=1, text="c", start_byte=6, end_byte=7),
+        ],
+    )
     accepts("span_fidelity", c)
 
 
 def test_span_fidelity_bare_chunks_must_occur_in_the_document() -> None:
     doc = "one two three"
     accepts("span_fidelity", case(doc, bare("one two", "two three")))
-    rejects("span_fidelity", case(doc, bare("one", "two  three")),
-            "chunk[1]: 'two  three' occurs nowhere in the document")
+    rejects(
+        "span_fidelity",
+        case(doc, bare("one", "two  three")),
+        "chunk[1]: 'two  three' occurs nowhere in the document",
+    )
 
 
 def test_span_fidelity_chunks_without_offsets_are_placed_even_if_not_flagged_bare() -> None:
     accepts("span_fidelity", case("one two", [Chunk(index=0, text="one")]))
-    rejects("span_fidelity", case("one two", [Chunk(index=0, text="three")]),
-            "'three' occurs nowhere")
+    rejects(
+        "span_fidelity", case("one two", [Chunk(index=0, text="three")]), "'three' occurs nowhere"
+    )
 
 
 @pytest.mark.parametrize("sep", ["\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\r"])
@@ -154,21 +183,30 @@ def test_no_lost_text_allows_whitespace_between_chunks_to_be_left_out() -> None:
 
 def test_no_lost_text_rejects_a_gap_with_offsets_naming_char_and_line() -> None:
     doc = "alpha\nbeta\ngamma"
-    rejects("no_lost_text", case(doc, slices(doc, "alpha", "gamma")),
-            "document[6] 'b' (line 2) lies in no chunk")
+    rejects(
+        "no_lost_text",
+        case(doc, slices(doc, "alpha", "gamma")),
+        "document[6] 'b' (line 2) lies in no chunk",
+    )
 
 
 def test_no_lost_text_rejects_a_lost_tail() -> None:
     doc = "alpha beta."
-    rejects("no_lost_text", case(doc, slices(doc, "alpha", "beta")),
-            "document[10] '.' (line 1) lies in no chunk")
+    rejects(
+        "no_lost_text",
+        case(doc, slices(doc, "alpha", "beta")),
+        "document[10] '.' (line 1) lies in no chunk",
+    )
 
 
 def test_no_lost_text_rejects_bare_chunks_that_drop_a_character() -> None:
     doc = "alpha beta gamma"
-    rejects("no_lost_text", case(doc, bare("alpha", "eta", "gamma")),
-            "document[6] 'b' (line 1) lies in no chunk placed in document order (and no "
-            "placement of the chunks in document order covers all the text)")
+    rejects(
+        "no_lost_text",
+        case(doc, bare("alpha", "eta", "gamma")),
+        "document[6] 'b' (line 1) lies in no chunk placed in document order (and no "
+        "placement of the chunks in document order covers all the text)",
+    )
 
 
 def test_no_lost_text_with_no_chunks() -> None:
@@ -180,8 +218,11 @@ def test_no_lost_text_with_no_chunks() -> None:
 def test_no_lost_text_reports_leading_blank_lines_on_the_right_line() -> None:
     """Seed: a file starting with blank lines; the lost text is on line 4, not line 1."""
     doc = "\n\n\nfirst\nsecond\n"
-    rejects("no_lost_text", case(doc, slices(doc, "second")),
-            "document[3] 'f' (line 4) lies in no chunk")
+    rejects(
+        "no_lost_text",
+        case(doc, slices(doc, "second")),
+        "document[3] 'f' (line 4) lies in no chunk",
+    )
 
 
 def test_no_lost_text_overlapping_offsets_in_any_order_cover() -> None:
@@ -193,8 +234,11 @@ def test_no_lost_text_mixed_offsets_and_bare_chunks() -> None:
     doc = "one two one two"
     pinned = Chunk(index=1, text="one two", start=8, end=15)
     accepts("no_lost_text", case(doc, [Chunk(index=0, text="one two", bare=True), pinned]))
-    rejects("no_lost_text", case(doc, [Chunk(index=0, text="one", bare=True), pinned]),
-            "document[4] 't' (line 1) lies in no chunk placed in document order")
+    rejects(
+        "no_lost_text",
+        case(doc, [Chunk(index=0, text="one", bare=True), pinned]),
+        "document[4] 't' (line 1) lies in no chunk placed in document order",
+    )
 
 
 def test_no_lost_text_leaves_unplaceable_chunks_to_other_rules() -> None:

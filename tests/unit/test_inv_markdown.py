@@ -16,17 +16,21 @@ def _whole(doc: str):  # one chunk holding the whole document
 
 def test_sections_chunked_at_headings_are_accepted() -> None:
     doc = "# A\nalpha text\n\n## B\nbeta text\n"
-    accepts("heading_boundary", case(doc, slices(doc, "# A\nalpha text", "## B\nbeta text"),
-                                     promises=HB))
+    accepts(
+        "heading_boundary",
+        case(doc, slices(doc, "# A\nalpha text", "## B\nbeta text"), promises=HB),
+    )
 
 
 def test_a_chunk_straddling_two_sections_is_rejected() -> None:
     """Seed: a chunk holding the end of section A and the heading of section B."""
     doc = "# A\nalpha text\n\n## B\nbeta text\n"
-    rejects("heading_boundary", case(doc, slices(doc, "# A\nalpha", "text\n\n## B\nbeta text"),
-                                     promises=HB),
-            "chunk[1] [10:30) holds heading '## B' at 16 (line 4) after other text; a heading "
-            "must start its chunk")
+    rejects(
+        "heading_boundary",
+        case(doc, slices(doc, "# A\nalpha", "text\n\n## B\nbeta text"), promises=HB),
+        "chunk[1] [10:30) holds heading '## B' at 16 (line 4) after other text; a heading "
+        "must start its chunk",
+    )
 
 
 def test_second_heading_in_a_chunk_that_starts_with_one() -> None:
@@ -68,12 +72,24 @@ def test_a_backtick_info_string_with_a_backtick_is_not_a_fence() -> None:
     assert heading_offsets(doc) == [doc.index("# Real")]
 
 
-@pytest.mark.parametrize("line,heading", [
-    ("# H", True), ("###### H", True), ("#", True), ("#\tH", True), ("   # H", True),
-    ("## ", True), ("#\r", True),
-    ("####### H", False), ("#hashtag", False), ("    # indented code", False),
-    ("\t# tab-indented", False), ("#5 bolt", False), ("text # not at start", False),
-])
+@pytest.mark.parametrize(
+    "line,heading",
+    [
+        ("# H", True),
+        ("###### H", True),
+        ("#", True),
+        ("#\tH", True),
+        ("   # H", True),
+        ("## ", True),
+        ("#\r", True),
+        ("####### H", False),
+        ("#hashtag", False),
+        ("    # indented code", False),
+        ("\t# tab-indented", False),
+        ("#5 bolt", False),
+        ("text # not at start", False),
+    ],
+)
 def test_what_an_atx_heading_line_is(line: str, heading: bool) -> None:
     doc = f"before\n{line}\nafter"
     assert bool(heading_offsets(doc)) is heading
@@ -94,9 +110,12 @@ def test_bare_chunks_placed_where_no_heading_is_inside() -> None:
     doc = "a\n# H\nb\na"
     # "a" could be the first line or the last: either way no heading is inside
     accepts("heading_boundary", case(doc, bare("a", "# H\nb", "a"), promises=HB))
-    rejects("heading_boundary", case(doc, bare("a\n# H"), promises=HB),
-            "chunk[0] 'a\\n# H' holds a heading after other text under every placement in "
-            "document order")
+    rejects(
+        "heading_boundary",
+        case(doc, bare("a\n# H"), promises=HB),
+        "chunk[0] 'a\\n# H' holds a heading after other text under every placement in "
+        "document order",
+    )
 
 
 def test_bare_chunks_that_cannot_be_placed_are_left_alone() -> None:

@@ -30,13 +30,19 @@ def test_deterministic_without_a_rerun_checks_nothing() -> None:
 
 
 def test_deterministic_rejects_a_different_number_of_chunks() -> None:
-    rejects("deterministic", _with_rerun(bare("alpha", "beta gamma"), bare("alpha")),
-            "a second call on the same input differs: 2 chunks, then 1")
+    rejects(
+        "deterministic",
+        _with_rerun(bare("alpha", "beta gamma"), bare("alpha")),
+        "a second call on the same input differs: 2 chunks, then 1",
+    )
 
 
 def test_deterministic_rejects_different_texts() -> None:
-    rejects("deterministic", _with_rerun(bare("alpha beta", "gamma"), bare("alpha", "gamma")),
-            "chunk[0].text was 'alpha beta', then 'alpha'")
+    rejects(
+        "deterministic",
+        _with_rerun(bare("alpha beta", "gamma"), bare("alpha", "gamma")),
+        "chunk[0].text was 'alpha beta', then 'alpha'",
+    )
 
 
 def test_deterministic_compares_offsets_lines_and_ids() -> None:
@@ -47,12 +53,17 @@ def test_deterministic_compares_offsets_lines_and_ids() -> None:
     again = [replace(c, id=f"run2-{c.index}") for c in first]
     rejects("deterministic", _with_rerun(renamed, again), "chunk[0].id was 'run1-0', then 'run2-0'")
     cited = [replace(c, line_start=1) for c in first]
-    rejects("deterministic", _with_rerun(cited, [cited[0], replace(cited[1], line_start=2)]),
-            "chunk[1].line_start was 1, then 2")
+    rejects(
+        "deterministic",
+        _with_rerun(cited, [cited[0], replace(cited[1], line_start=2)]),
+        "chunk[1].line_start was 1, then 2",
+    )
     sectioned = [replace(c, section=("A",)) for c in first]
-    rejects("deterministic", _with_rerun(sectioned, [sectioned[0], replace(sectioned[1],
-                                                                          section=("B",))]),
-            "chunk[1].section was ('A',), then ('B',)")
+    rejects(
+        "deterministic",
+        _with_rerun(sectioned, [sectioned[0], replace(sectioned[1], section=("B",))]),
+        "chunk[1].section was ('A',), then ('B',)",
+    )
 
 
 def test_deterministic_applies_to_workbooks() -> None:
@@ -89,9 +100,11 @@ def test_newline_invariance_without_twins_checks_nothing() -> None:
 
 def test_crlf_paragraphs_lost_by_splitting_on_lf_lf() -> None:
     """Seed: "\\r\\n\\r\\n" holds no "\\n\\n", so a CRLF file came back as one paragraph."""
-    rejects("newline_invariance", _twins(_paragraphs(CRLF, "\n\n"), _paragraphs(LF, "\n\n")),
-            "the CRLF version of the document chunks differently from its LF version: "
-            "1 chunk, then 3")
+    rejects(
+        "newline_invariance",
+        _twins(_paragraphs(CRLF, "\n\n"), _paragraphs(LF, "\n\n")),
+        "the CRLF version of the document chunks differently from its LF version: 1 chunk, then 3",
+    )
 
 
 def test_newline_invariance_rejects_a_text_difference_beyond_crlf() -> None:
@@ -102,5 +115,8 @@ def test_newline_invariance_rejects_a_text_difference_beyond_crlf() -> None:
 
 def test_newline_invariance_keeps_lone_cr() -> None:
     """Only CRLF pairs are normalised: a lone CR in a chunk is a real difference."""
-    rejects("newline_invariance", _twins(bare("a\rb"), bare("a\nb")),
-            "chunk[0].text was 'a\\rb', then 'a\\nb'")
+    rejects(
+        "newline_invariance",
+        _twins(bare("a\rb"), bare("a\nb")),
+        "chunk[0].text was 'a\\rb', then 'a\\nb'",
+    )

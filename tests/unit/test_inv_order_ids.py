@@ -17,14 +17,20 @@ def test_ordered_accepts_overlapping_chunks_in_order() -> None:
 
 def test_ordered_rejects_the_same_span_twice() -> None:
     doc = "abcdefgh"
-    rejects("ordered", case(doc, spans(doc, (0, 4), (0, 4))),
-            "chunk[1] [0:4) follows chunk[0] [0:4): start does not increase")
+    rejects(
+        "ordered",
+        case(doc, spans(doc, (0, 4), (0, 4))),
+        "chunk[1] [0:4) follows chunk[0] [0:4): start does not increase",
+    )
 
 
 def test_ordered_rejects_an_end_that_decreases() -> None:
     doc = "abcdefgh"
-    rejects("ordered", case(doc, spans(doc, (0, 6), (1, 4))),
-            "chunk[1] [1:4) follows chunk[0] [0:6): end decreases")
+    rejects(
+        "ordered",
+        case(doc, spans(doc, (0, 6), (1, 4))),
+        "chunk[1] [1:4) follows chunk[0] [0:6): end decreases",
+    )
 
 
 def test_ordered_reports_each_bad_step() -> None:
@@ -36,27 +42,41 @@ def test_ordered_reports_each_bad_step() -> None:
 def test_ordered_applies_among_siblings_only() -> None:
     doc = "alpha beta"
     parent = Chunk(index=0, text=doc, start=0, end=10, id="p")
-    kids = [Chunk(index=1, text="alpha", start=0, end=5, parent="p"),
-            Chunk(index=2, text="beta", start=6, end=10, parent="p")]
+    kids = [
+        Chunk(index=1, text="alpha", start=0, end=5, parent="p"),
+        Chunk(index=2, text="beta", start=6, end=10, parent="p"),
+    ]
     accepts("ordered", case(doc, [parent, *kids]))
     swapped = [parent, replace(kids[1], index=1), replace(kids[0], index=2)]
-    rejects("ordered", case(doc, swapped),
-            "chunk[2] [0:5) follows chunk[1] [6:10): start does not increase")
+    rejects(
+        "ordered",
+        case(doc, swapped),
+        "chunk[2] [0:5) follows chunk[1] [6:10): start does not increase",
+    )
 
 
 def test_ordered_bare_chunks() -> None:
     doc = "one two one two"
     accepts("ordered", case(doc, bare("one two", "one two")))  # the second copy is later
     accepts("ordered", case(doc, bare("one", "two", "one", "two")))
-    rejects("ordered", case(doc, bare("one two", "one two", "one two")),
-            "chunk[2] 'one two' does not occur after chunk[1] [8:15) in the document")
-    rejects("ordered", case(doc, bare("two", "one two", "one")),
-            "chunk[2] 'one' does not occur after chunk[1] [8:15)")
+    rejects(
+        "ordered",
+        case(doc, bare("one two", "one two", "one two")),
+        "chunk[2] 'one two' does not occur after chunk[1] [8:15) in the document",
+    )
+    rejects(
+        "ordered",
+        case(doc, bare("two", "one two", "one")),
+        "chunk[2] 'one' does not occur after chunk[1] [8:15)",
+    )
 
 
 def test_ordered_message_names_the_chunk_placed_before_an_empty_one() -> None:
-    rejects("ordered", case("ab cd", bare("cd", "", "ab")),
-            "chunk[2] 'ab' does not occur after chunk[0] [3:5)")
+    rejects(
+        "ordered",
+        case("ab cd", bare("cd", "", "ab")),
+        "chunk[2] 'ab' does not occur after chunk[0] [3:5)",
+    )
     accepts("ordered", case("ab cd", bare("ab", "", "cd")))
 
 
@@ -73,8 +93,9 @@ def test_unique_ids() -> None:
     accepts("unique_ids", case(doc, [replace(c, id=f"c{c.index}") for c in chunks]))
     accepts("unique_ids", case(doc, chunks))  # no ids reported
     dup = [replace(c, id="same" if c.index else "first") for c in chunks]
-    found = rejects("unique_ids", case(doc, dup),
-                    "chunk[1] [2:3) and chunk[2] [4:5) share id 'same'")
+    found = rejects(
+        "unique_ids", case(doc, dup), "chunk[1] [2:3) and chunk[2] [4:5) share id 'same'"
+    )
     assert found[0].chunks == (1, 2)
 
 
@@ -96,9 +117,11 @@ DOC = "alpha beta\n\ngamma delta"
 
 
 def _family(*children: tuple[int, int], parent: tuple[int, int] = (0, len(DOC))) -> list[Chunk]:
-    p = Chunk(index=0, text=DOC[parent[0]:parent[1]], start=parent[0], end=parent[1], id="p")
-    return [p] + [Chunk(index=i + 1, text=DOC[s:e], start=s, end=e, id=f"c{i}", parent="p")
-                  for i, (s, e) in enumerate(children)]
+    p = Chunk(index=0, text=DOC[parent[0] : parent[1]], start=parent[0], end=parent[1], id="p")
+    return [p] + [
+        Chunk(index=i + 1, text=DOC[s:e], start=s, end=e, id=f"c{i}", parent="p")
+        for i, (s, e) in enumerate(children)
+    ]
 
 
 def test_tiles_parent_accepts_children_tiling_the_parent_up_to_whitespace() -> None:
@@ -108,8 +131,11 @@ def test_tiles_parent_accepts_children_tiling_the_parent_up_to_whitespace() -> N
 
 
 def test_tiles_parent_rejects_a_gap_between_children() -> None:
-    rejects("tiles_parent", case(DOC, _family((0, 5), (12, 23))),
-            "document[6] 'b' lies in parent chunk[0] [0:23) but in none of its children")
+    rejects(
+        "tiles_parent",
+        case(DOC, _family((0, 5), (12, 23))),
+        "document[6] 'b' lies in parent chunk[0] [0:23) but in none of its children",
+    )
 
 
 def test_tiles_parent_rejects_a_lost_tail_or_head() -> None:
@@ -118,37 +144,56 @@ def test_tiles_parent_rejects_a_lost_tail_or_head() -> None:
 
 
 def test_tiles_parent_rejects_overlapping_siblings() -> None:
-    rejects("tiles_parent", case(DOC, _family((0, 10), (6, 23))),
-            "chunk[2] [6:23) overlaps its sibling chunk[1] [0:10)")
+    rejects(
+        "tiles_parent",
+        case(DOC, _family((0, 10), (6, 23))),
+        "chunk[2] [6:23) overlaps its sibling chunk[1] [0:10)",
+    )
 
 
 def test_tiles_parent_rejects_identical_siblings_without_crashing() -> None:
     """Two children with the same span used to crash sorting Chunk objects (TypeError)."""
-    rejects("tiles_parent", case(DOC, _family((0, 10), (0, 10), (12, 23))),
-            "chunk[2] [0:10) overlaps its sibling chunk[1] [0:10)")
+    rejects(
+        "tiles_parent",
+        case(DOC, _family((0, 10), (0, 10), (12, 23))),
+        "chunk[2] [0:10) overlaps its sibling chunk[1] [0:10)",
+    )
 
 
 def test_tiles_parent_rejects_a_child_outside_its_parent() -> None:
-    rejects("tiles_parent", case(DOC, _family((0, 10), (12, 23), parent=(0, 10))),
-            "chunk[2] [12:23) is not inside its parent chunk[0] [0:10)")
+    rejects(
+        "tiles_parent",
+        case(DOC, _family((0, 10), (12, 23), parent=(0, 10))),
+        "chunk[2] [12:23) is not inside its parent chunk[0] [0:10)",
+    )
 
 
 def test_tiles_parent_rejects_a_parent_missing_from_the_output() -> None:
     orphan = Chunk(index=0, text="alpha", start=0, end=5, id="c", parent="nobody")
-    rejects("tiles_parent", case(DOC, [orphan]),
-            "chunk[0] [0:5) names parent 'nobody', which is not in the output")
+    rejects(
+        "tiles_parent",
+        case(DOC, [orphan]),
+        "chunk[0] [0:5) names parent 'nobody', which is not in the output",
+    )
 
 
 def test_tiles_parent_nested_levels_are_checked_per_parent() -> None:
     chunks = _family((0, 10), (12, 23))
-    grand = [Chunk(index=3, text="alpha", start=0, end=5, id="g0", parent="c0"),
-             Chunk(index=4, text="beta", start=6, end=10, id="g1", parent="c0")]
+    grand = [
+        Chunk(index=3, text="alpha", start=0, end=5, id="g0", parent="c0"),
+        Chunk(index=4, text="beta", start=6, end=10, id="g1", parent="c0"),
+    ]
     accepts("tiles_parent", case(DOC, chunks + grand))
-    rejects("tiles_parent", case(DOC, chunks + grand[:1]),
-            "document[6] 'b' lies in parent chunk[1] [0:10) but in none of its children")
+    rejects(
+        "tiles_parent",
+        case(DOC, chunks + grand[:1]),
+        "document[6] 'b' lies in parent chunk[1] [0:10) but in none of its children",
+    )
 
 
 def test_tiles_parent_needs_offsets() -> None:
-    chunks = [Chunk(index=0, text="alpha beta", bare=True, id="p"),
-              Chunk(index=1, text="alpha", bare=True, id="c", parent="p")]
+    chunks = [
+        Chunk(index=0, text="alpha beta", bare=True, id="p"),
+        Chunk(index=1, text="alpha", bare=True, id="c", parent="p"),
+    ]
     assert violations("tiles_parent", case("alpha beta", chunks)) == []

@@ -43,22 +43,33 @@ def test_tight_range_accepts_the_exact_bounding_box() -> None:
 def test_tight_range_rejects_the_xfd_over_claim() -> None:
     """Seed: styled-empty cells stretch a block to A1:XFD4 with data in the corner only."""
     sheets = {"S": {**TABLE, (1, 16384): None, (4, 300): "   "}}  # styled-empty, blank
-    rejects("tight_range", book(sheets, [_chunk("A1:XFD4")]),
-            "chunk[0] S!A1:XFD4 claims 0 empty rows and 16382 empty columns; content bbox is "
-            "A1:B4")
+    rejects(
+        "tight_range",
+        book(sheets, [_chunk("A1:XFD4")]),
+        "chunk[0] S!A1:XFD4 claims 0 empty rows and 16382 empty columns; content bbox is A1:B4",
+    )
     accepts("tight_range", book(sheets, [_chunk("A1:B4")]))
 
 
 def test_tight_range_rejects_extra_rows_and_a_shifted_corner() -> None:
-    rejects("tight_range", book({"S": TABLE}, [_chunk("A1:B9")]),
-            "S!A1:B9 claims 5 empty rows and 0 empty columns; content bbox is A1:B4")
-    rejects("tight_range", book({"S": {(3, 3): "x"}}, [_chunk("B2:C3")]),
-            "claims 1 empty rows and 1 empty columns; content bbox is C3:C3")
+    rejects(
+        "tight_range",
+        book({"S": TABLE}, [_chunk("A1:B9")]),
+        "S!A1:B9 claims 5 empty rows and 0 empty columns; content bbox is A1:B4",
+    )
+    rejects(
+        "tight_range",
+        book({"S": {(3, 3): "x"}}, [_chunk("B2:C3")]),
+        "claims 1 empty rows and 1 empty columns; content bbox is C3:C3",
+    )
 
 
 def test_tight_range_rejects_a_range_of_empty_cells() -> None:
-    rejects("tight_range", book({"S": {(1, 1): "x", (2, 2): " \t"}}, [_chunk("B2")]),
-            "chunk[0] S!B2 claims a range with no non-empty cell")
+    rejects(
+        "tight_range",
+        book({"S": {(1, 1): "x", (2, 2): " \t"}}, [_chunk("B2")]),
+        "chunk[0] S!B2 claims a range with no non-empty cell",
+    )
 
 
 def test_tight_range_zero_and_false_are_not_empty() -> None:
@@ -66,10 +77,16 @@ def test_tight_range_zero_and_false_are_not_empty() -> None:
 
 
 def test_tight_range_rejects_unreadable_citations() -> None:
-    rejects("tight_range", book({"S": TABLE}, [_chunk("A1:B4", sheet="Other")]),
-            "chunk[0] cites sheet 'Other', which the workbook does not have")
-    rejects("tight_range", book({"S": TABLE}, [_chunk("rows 1-4")]),
-            "chunk[0] cites 'rows 1-4', which is not an A1 range")
+    rejects(
+        "tight_range",
+        book({"S": TABLE}, [_chunk("A1:B4", sheet="Other")]),
+        "chunk[0] cites sheet 'Other', which the workbook does not have",
+    )
+    rejects(
+        "tight_range",
+        book({"S": TABLE}, [_chunk("rows 1-4")]),
+        "chunk[0] cites 'rows 1-4', which is not an A1 range",
+    )
 
 
 def test_tight_range_skips_chunks_that_report_no_range() -> None:
@@ -95,10 +112,16 @@ def test_cells_covered() -> None:
     sheets = {"S": TABLE, "T": {(7, 3): "t"}}
     chunks = [_chunk("A1:B2"), _chunk("A3:B4", index=1), _chunk("C7", sheet="T", index=2)]
     accepts("cells_covered", book(sheets, chunks))
-    rejects("cells_covered", book(sheets, chunks[:2]),
-            "T!C7 = 't' lies in no chunk's range (1 non-empty cell(s) uncited)")
-    rejects("cells_covered", book(sheets, [chunks[0], chunks[2]]),
-            "S!A3 = 'r3c1' lies in no chunk's range (4 non-empty cell(s) uncited)")
+    rejects(
+        "cells_covered",
+        book(sheets, chunks[:2]),
+        "T!C7 = 't' lies in no chunk's range (1 non-empty cell(s) uncited)",
+    )
+    rejects(
+        "cells_covered",
+        book(sheets, [chunks[0], chunks[2]]),
+        "S!A3 = 'r3c1' lies in no chunk's range (4 non-empty cell(s) uncited)",
+    )
 
 
 def test_cells_covered_ignores_empty_cells() -> None:
@@ -123,11 +146,20 @@ def test_cells_covered_ranges_without_a_known_sheet() -> None:
 # --------------------------------------------------------------------------- tiles_parent
 
 
-def _groups(*children: str, parent: str = "A1:B4", sheets: dict | None = None,
-            child_sheet: str = "S") -> object:
+def _groups(
+    *children: str, parent: str = "A1:B4", sheets: dict | None = None, child_sheet: str = "S"
+) -> object:
     p = _chunk(parent, id="p")
-    kids = [_chunk(rng, sheet=child_sheet if k == len(children) - 1 else "S", index=k + 1,
-                   id=f"g{k}", parent="p") for k, rng in enumerate(children)]
+    kids = [
+        _chunk(
+            rng,
+            sheet=child_sheet if k == len(children) - 1 else "S",
+            index=k + 1,
+            id=f"g{k}",
+            parent="p",
+        )
+        for k, rng in enumerate(children)
+    ]
     return book(sheets or {"S": TABLE}, [p, *kids])
 
 
@@ -137,8 +169,11 @@ def test_tiles_parent_row_groups_that_tile_the_block() -> None:
 
 
 def test_tiles_parent_row_groups_with_a_gap() -> None:
-    rejects("tiles_parent", _groups("A1:B1", "A3:B4"),
-            "S!A2 lies in parent chunk[0] S!A1:B4 but in none of its children")
+    rejects(
+        "tiles_parent",
+        _groups("A1:B1", "A3:B4"),
+        "S!A2 lies in parent chunk[0] S!A1:B4 but in none of its children",
+    )
 
 
 def test_tiles_parent_a_gap_of_empty_rows_is_fine() -> None:
@@ -147,26 +182,38 @@ def test_tiles_parent_a_gap_of_empty_rows_is_fine() -> None:
 
 
 def test_tiles_parent_overlapping_row_groups() -> None:
-    rejects("tiles_parent", _groups("A1:B3", "A3:B4"),
-            "chunk[2] S!A3:B4 overlaps its sibling chunk[1] S!A1:B3")
+    rejects(
+        "tiles_parent",
+        _groups("A1:B3", "A3:B4"),
+        "chunk[2] S!A3:B4 overlaps its sibling chunk[1] S!A1:B3",
+    )
 
 
 def test_tiles_parent_a_child_outside_the_block() -> None:
-    rejects("tiles_parent", _groups("A1:B2", "A3:B5"),
-            "chunk[2] S!A3:B5 is not inside its parent chunk[0] S!A1:B4")
+    rejects(
+        "tiles_parent",
+        _groups("A1:B2", "A3:B5"),
+        "chunk[2] S!A3:B5 is not inside its parent chunk[0] S!A1:B4",
+    )
 
 
 def test_tiles_parent_names_the_child_on_another_sheet() -> None:
     """The child on the wrong sheet is the one reported (before the fix: the first child)."""
     sheets = {"S": TABLE, "T": TABLE}
-    rejects("tiles_parent", _groups("A1:B2", "A3:B4", sheets=sheets, child_sheet="T"),
-            "chunk[2] T!A3:B4 is not inside its parent chunk[0] S!A1:B4")
+    rejects(
+        "tiles_parent",
+        _groups("A1:B2", "A3:B4", sheets=sheets, child_sheet="T"),
+        "chunk[2] T!A3:B4 is not inside its parent chunk[0] S!A1:B4",
+    )
 
 
 def test_tiles_parent_missing_parent_in_a_workbook() -> None:
     orphan = _chunk("A1", id="c", parent="nobody")
-    rejects("tiles_parent", book({"S": TABLE}, [orphan]),
-            "chunk[0] names parent 'nobody', which is not in the output")
+    rejects(
+        "tiles_parent",
+        book({"S": TABLE}, [orphan]),
+        "chunk[0] names parent 'nobody', which is not in the output",
+    )
 
 
 @pytest.mark.parametrize("child", [None, "not a range"])

@@ -8,40 +8,46 @@ from contract.model import Chunk
 from tests.unit.helpers import accepts, bare, case, rejects, spans, utf8_len, violations
 
 GRAPHEME = {"grapheme_integrity"}
-FAMILY = "\U0001F468\u200d\U0001F469\u200d\U0001F467"  # man ZWJ woman ZWJ girl
-FLAGS = "\U0001F1FA\U0001F1F8\U0001F1EB\U0001F1F7"    # US FR
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # man ZWJ woman ZWJ girl
+FLAGS = "\U0001f1fa\U0001f1f8\U0001f1eb\U0001f1f7"  # US FR
 JAMO = "\u1100\u1161\u11a8"  # Hangul choseong, jungseong, jongseong: one syllable
 
 
 def _bytes(doc: str, pairs: list[tuple[int, int]]) -> list[Chunk]:
     """Chunks reporting only byte offsets, for codepoint spans ``pairs``."""
-    return [Chunk(index=i, text=doc[s:e], start_byte=utf8_len(doc[:s]),
-                  end_byte=utf8_len(doc[:e])) for i, (s, e) in enumerate(pairs)]
+    return [
+        Chunk(index=i, text=doc[s:e], start_byte=utf8_len(doc[:s]), end_byte=utf8_len(doc[:e]))
+        for i, (s, e) in enumerate(pairs)
+    ]
 
 
 # --------------------------------------------------------------------------- codepoint_integrity
 
 
 def test_codepoint_integrity_accepts_byte_offsets_on_boundaries() -> None:
-    doc = "aé数\U0001F680—z"
+    doc = "aé数\U0001f680—z"
     accepts("codepoint_integrity", case(doc, _bytes(doc, [(0, 2), (2, 4), (4, 6)])))
 
 
-@pytest.mark.parametrize("doc,cut,char,width", [
-    ("ab\U0001F600cd", 4, "\\U0001f600", "U+1F600, 4 bytes"),
-    ("ab\U0001F600cd", 5, "\\U0001f600", "U+1F600, 4 bytes"),
-    ("xé", 2, "\\xe9", "U+00E9, 2 bytes"),
-    ("x数y", 3, "\\u6570", "U+6570, 3 bytes"),
-    ("x—y", 2, "\\u2014", "U+2014, 3 bytes"),
-])
+@pytest.mark.parametrize(
+    "doc,cut,char,width",
+    [
+        ("ab\U0001f600cd", 4, "\\U0001f600", "U+1F600, 4 bytes"),
+        ("ab\U0001f600cd", 5, "\\U0001f600", "U+1F600, 4 bytes"),
+        ("xé", 2, "\\xe9", "U+00E9, 2 bytes"),
+        ("x数y", 3, "\\u6570", "U+6570, 3 bytes"),
+        ("x—y", 2, "\\u2014", "U+2014, 3 bytes"),
+    ],
+)
 def test_codepoint_integrity_rejects_byte_offsets_inside_a_character(
     doc: str, cut: int, char: str, width: str
 ) -> None:
     """Seed: slicing to a byte offset to hit a cap cuts an em-dash or an emoji in half."""
     lossy = doc.encode()[:cut].decode("utf-8", "replace")
     c = case(doc, [Chunk(index=0, text=lossy, start_byte=0, end_byte=cut)])
-    found = rejects("codepoint_integrity", c,
-                    f"chunk[0].end_byte = {cut} falls inside '{char}' ({width})")
+    found = rejects(
+        "codepoint_integrity", c, f"chunk[0].end_byte = {cut} falls inside '{char}' ({width})"
+    )
     # the U+FFFD the cut left behind is reported too
     assert any("holds U+FFFD at text[" in v.message for v in found)
 
@@ -49,17 +55,21 @@ def test_codepoint_integrity_rejects_byte_offsets_inside_a_character(
 def test_codepoint_integrity_rejects_a_start_byte_inside_a_character() -> None:
     doc = "aé b"
     c = case(doc, [Chunk(index=0, text="\ufffd b", start_byte=2, end_byte=5)])
-    rejects("codepoint_integrity", c,
-            "chunk[0].start_byte = 2 falls inside '\\xe9' (U+00E9, 2 bytes)")
+    rejects(
+        "codepoint_integrity", c, "chunk[0].start_byte = 2 falls inside '\\xe9' (U+00E9, 2 bytes)"
+    )
 
 
 def test_codepoint_integrity_rejects_ufffd_from_a_lossy_decode_of_bare_chunks() -> None:
     """Seed: a byte slice cutting an emoji, decoded with errors="replace", returned as str."""
-    doc = "ab\U0001F600cd"
+    doc = "ab\U0001f600cd"
     data = doc.encode()
     texts = [data[:4].decode("utf-8", "replace"), data[4:].decode("utf-8", "replace")]
-    rejects("codepoint_integrity", case(doc, bare(*texts)),
-            "chunk[0] holds U+FFFD at text[2] where the document does not: 'ab\\ufffd'")
+    rejects(
+        "codepoint_integrity",
+        case(doc, bare(*texts)),
+        "chunk[0] holds U+FFFD at text[2] where the document does not: 'ab\\ufffd'",
+    )
 
 
 def test_codepoint_integrity_accepts_ufffd_the_document_holds() -> None:
@@ -72,13 +82,16 @@ def test_codepoint_integrity_rejects_ufffd_at_the_wrong_place() -> None:
     doc = "\ufffd ok x"
     # the document holds U+FFFD, but not where this chunk claims it
     c = case(doc, [Chunk(index=0, text="o\ufffd", start=2, end=4)])
-    rejects("codepoint_integrity", c, "chunk[0] [2:4) holds U+FFFD at text[1] where the document "
-            "does not")
+    rejects(
+        "codepoint_integrity",
+        c,
+        "chunk[0] [2:4) holds U+FFFD at text[1] where the document does not",
+    )
 
 
 def test_codepoint_integrity_rejects_lone_surrogates() -> None:
     """A UTF-16 split of an emoji (as a JS-style chunker does) leaves lone surrogates."""
-    doc = "x\U0001F600y"
+    doc = "x\U0001f600y"
     c = case(doc, bare("x\ud83d", "\ude00y"))
     found = rejects("codepoint_integrity", c, "chunk[0] holds lone surrogate U+D83D at text[1]")
     assert [v.chunks for v in found] == [(0,), (1,)]
@@ -93,36 +106,48 @@ def test_codepoint_integrity_accepts_lone_surrogates_the_document_holds() -> Non
 # --------------------------------------------------------------------------- grapheme_integrity
 
 
-@pytest.mark.parametrize("doc,cut,cluster", [
-    ("cafe\u0301 x", 4, "e\\u0301"),                                   # combining acute
-    (f"hi {FAMILY}!", 4, "\\U0001f468\\u200d\\U0001f469\\u200d\\U0001f467"),  # after the man
-    (f"hi {FAMILY}!", 6, "\\U0001f468\\u200d\\U0001f469\\u200d\\U0001f467"),  # after a ZWJ
-    (f"go {FLAGS}", 4, "\\U0001f1fa\\U0001f1f8"),                       # inside the US flag
-    (f"go {FLAGS}", 6, "\\U0001f1eb\\U0001f1f7"),                       # inside the FR flag
-    (f"k {JAMO} k", 3, "\\u1100\\u1161\\u11a8"),                        # Hangul L | V T
-    (f"k {JAMO} k", 4, "\\u1100\\u1161\\u11a8"),                        # Hangul L V | T
-    ("a\r\nb", 2, "'\\r\\n'"),                                          # CR LF is one cluster
-])
+@pytest.mark.parametrize(
+    "doc,cut,cluster",
+    [
+        ("cafe\u0301 x", 4, "e\\u0301"),  # combining acute
+        (f"hi {FAMILY}!", 4, "\\U0001f468\\u200d\\U0001f469\\u200d\\U0001f467"),  # after the man
+        (f"hi {FAMILY}!", 6, "\\U0001f468\\u200d\\U0001f469\\u200d\\U0001f467"),  # after a ZWJ
+        (f"go {FLAGS}", 4, "\\U0001f1fa\\U0001f1f8"),  # inside the US flag
+        (f"go {FLAGS}", 6, "\\U0001f1eb\\U0001f1f7"),  # inside the FR flag
+        (f"k {JAMO} k", 3, "\\u1100\\u1161\\u11a8"),  # Hangul L | V T
+        (f"k {JAMO} k", 4, "\\u1100\\u1161\\u11a8"),  # Hangul L V | T
+        ("a\r\nb", 2, "'\\r\\n'"),  # CR LF is one cluster
+    ],
+)
 def test_grapheme_integrity_rejects_a_boundary_inside_a_cluster(
     doc: str, cut: int, cluster: str
 ) -> None:
     c = case(doc, spans(doc, (0, cut), (cut, len(doc))), promises=GRAPHEME)
-    found = rejects("grapheme_integrity", c, f"chunk[0] [0:{cut}) has a boundary at {cut}",
-                    "inside grapheme cluster", cluster)
+    found = rejects(
+        "grapheme_integrity",
+        c,
+        f"chunk[0] [0:{cut}) has a boundary at {cut}",
+        "inside grapheme cluster",
+        cluster,
+    )
     assert len(found) == 2  # the next chunk starts inside the same cluster
 
 
-@pytest.mark.parametrize("doc,cut", [
-    ("cafe\u0301 x", 5),
-    (f"hi {FAMILY}!", 3 + len(FAMILY)),
-    (f"go {FLAGS}", 5),                       # between the two flags
-    (f"k {JAMO} k", 2 + len(JAMO)),
-    ("a\r\nb", 3),
-    ("\u0301\u0301x", 2),                     # marks with no base form one cluster
-])
+@pytest.mark.parametrize(
+    "doc,cut",
+    [
+        ("cafe\u0301 x", 5),
+        (f"hi {FAMILY}!", 3 + len(FAMILY)),
+        (f"go {FLAGS}", 5),  # between the two flags
+        (f"k {JAMO} k", 2 + len(JAMO)),
+        ("a\r\nb", 3),
+        ("\u0301\u0301x", 2),  # marks with no base form one cluster
+    ],
+)
 def test_grapheme_integrity_accepts_boundaries_between_clusters(doc: str, cut: int) -> None:
-    accepts("grapheme_integrity", case(doc, spans(doc, (0, cut), (cut, len(doc))),
-                                       promises=GRAPHEME))
+    accepts(
+        "grapheme_integrity", case(doc, spans(doc, (0, cut), (cut, len(doc))), promises=GRAPHEME)
+    )
 
 
 def test_grapheme_integrity_precomposed_hangul_is_one_codepoint() -> None:
@@ -133,8 +158,11 @@ def test_grapheme_integrity_precomposed_hangul_is_one_codepoint() -> None:
 def test_grapheme_integrity_on_long_lines_uses_the_whole_document() -> None:
     """Past 256 characters without a newline the boundary table of the whole text is used."""
     doc = "a" * 300 + "e\u0301" + "b" * 10
-    rejects("grapheme_integrity", case(doc, spans(doc, (0, 301), (301, 312)), promises=GRAPHEME),
-            "has a boundary at 301, inside grapheme cluster 'e\\u0301' [300:302)")
+    rejects(
+        "grapheme_integrity",
+        case(doc, spans(doc, (0, 301), (301, 312)), promises=GRAPHEME),
+        "has a boundary at 301, inside grapheme cluster 'e\\u0301' [300:302)",
+    )
     accepts("grapheme_integrity", case(doc, spans(doc, (0, 302), (302, 312)), promises=GRAPHEME))
     # flags far from any newline: pairing parity is counted from the start of the text
     doc = "x" * 300 + FLAGS * 3
@@ -147,9 +175,12 @@ def test_grapheme_integrity_bare_chunks_take_a_whole_placement() -> None:
     doc = "xe\u0301 xe"
     # the first "xe" would cut "e\u0301"; the one at the end does not
     accepts("grapheme_integrity", case(doc, bare("xe"), promises=GRAPHEME))
-    rejects("grapheme_integrity", case("cafe\u0301", bare("cafe", "\u0301"), promises=GRAPHEME),
-            "chunk[0] 'cafe' starts or ends inside a grapheme cluster under every placement in "
-            "document order")
+    rejects(
+        "grapheme_integrity",
+        case("cafe\u0301", bare("cafe", "\u0301"), promises=GRAPHEME),
+        "chunk[0] 'cafe' starts or ends inside a grapheme cluster under every placement in "
+        "document order",
+    )
 
 
 def test_grapheme_integrity_leaves_unplaceable_bare_chunks_alone() -> None:

@@ -24,16 +24,20 @@ DOC = "ab\ncd\nefgh"
 def _tiles_text(children: list[tuple[int, int]]) -> Case:
     doc = "alpha beta gamma"
     parent = Chunk(index=0, text=doc, start=0, end=len(doc), id="p")
-    kids = [Chunk(index=i + 1, text=doc[s:e], start=s, end=e, id=f"c{i}", parent="p")
-            for i, (s, e) in enumerate(children)]
+    kids = [
+        Chunk(index=i + 1, text=doc[s:e], start=s, end=e, id=f"c{i}", parent="p")
+        for i, (s, e) in enumerate(children)
+    ]
     return case(doc, [parent, *kids])
 
 
 def _tiles_book(children: list[str]) -> Case:
     cells = {(r, c): f"r{r}c{c}" for r in range(1, 5) for c in range(1, 3)}
     parent = Chunk(index=0, text="table", id="p", sheet="S", range="A1:B4")
-    kids = [Chunk(index=i + 1, text=f"rows {rng}", id=f"c{i}", parent="p", sheet="S", range=rng)
-            for i, rng in enumerate(children)]
+    kids = [
+        Chunk(index=i + 1, text=f"rows {rng}", id=f"c{i}", parent="p", sheet="S", range=rng)
+        for i, rng in enumerate(children)
+    ]
     return book({"S": cells}, [parent, *kids])
 
 
@@ -72,23 +76,32 @@ PROOF: dict[str, Row] = {
         ("chunk[2] [6:10) is 4 chars > max_size 3",),
     ),
     "codepoint_integrity": (
-        lambda: case("ab\U0001F600",
-                     [Chunk(index=0, text="ab\U0001F600", start_byte=0, end_byte=6)]),
-        lambda: case("ab\U0001F600", [Chunk(index=0, text="ab\ufffd", start_byte=0, end_byte=4)]),
+        lambda: case(
+            "ab\U0001f600", [Chunk(index=0, text="ab\U0001f600", start_byte=0, end_byte=6)]
+        ),
+        lambda: case("ab\U0001f600", [Chunk(index=0, text="ab\ufffd", start_byte=0, end_byte=4)]),
         ("chunk[0].end_byte = 4 falls inside", "U+1F600, 4 bytes"),
     ),
     "grapheme_integrity": (
-        lambda: case("cafe\u0301 au", spans("cafe\u0301 au", (0, 5), (6, 8)),
-                     promises={"grapheme_integrity"}),
-        lambda: case("cafe\u0301 au", spans("cafe\u0301 au", (0, 4), (4, 8)),
-                     promises={"grapheme_integrity"}),
+        lambda: case(
+            "cafe\u0301 au", spans("cafe\u0301 au", (0, 5), (6, 8)), promises={"grapheme_integrity"}
+        ),
+        lambda: case(
+            "cafe\u0301 au", spans("cafe\u0301 au", (0, 4), (4, 8)), promises={"grapheme_integrity"}
+        ),
         ("chunk[0] [0:4) has a boundary at 4", "inside grapheme cluster 'e\\u0301' [3:5)"),
     ),
     "line_citations": (
-        lambda: case(DOC, [replace(k, line_start=k.index + 1, line_end=k.index + 1)
-                           for k in spans(DOC, (0, 2), (3, 5), (6, 10))]),
-        lambda: case(DOC, [Chunk(index=0, text="ab\ncd\n", start=0, end=6, line_start=1,
-                                 line_end=3)]),
+        lambda: case(
+            DOC,
+            [
+                replace(k, line_start=k.index + 1, line_end=k.index + 1)
+                for k in spans(DOC, (0, 2), (3, 5), (6, 10))
+            ],
+        ),
+        lambda: case(
+            DOC, [Chunk(index=0, text="ab\ncd\n", start=0, end=6, line_start=1, line_end=3)]
+        ),
         ("chunk[0] [0:6) cites lines 1-3", "on lines 1-2"),
     ),
     "ordered": (
@@ -102,10 +115,16 @@ PROOF: dict[str, Row] = {
         ("chunk[0] [0:4) and chunk[1] [2:6) share [2:4) 'cd': 2 chars > overlap 1",),
     ),
     "unique_ids": (
-        lambda: case(DOC, [replace(k, id=f"id{k.index}")
-                           for k in spans(DOC, (0, 2), (3, 5), (6, 10))]),
-        lambda: case(DOC, [replace(k, id="id0" if k.index != 1 else "id1")
-                           for k in spans(DOC, (0, 2), (3, 5), (6, 10))]),
+        lambda: case(
+            DOC, [replace(k, id=f"id{k.index}") for k in spans(DOC, (0, 2), (3, 5), (6, 10))]
+        ),
+        lambda: case(
+            DOC,
+            [
+                replace(k, id="id0" if k.index != 1 else "id1")
+                for k in spans(DOC, (0, 2), (3, 5), (6, 10))
+            ],
+        ),
         ("chunk[0] [0:2) and chunk[2] [6:10) share id 'id0'",),
     ),
     "deterministic": (
@@ -115,8 +134,9 @@ PROOF: dict[str, Row] = {
     ),
     "heading_boundary": (
         lambda: case("intro\n# H\nbody", bare("intro", "# H\nbody"), promises={"heading_boundary"}),
-        lambda: case("intro\n# H\nbody", spans("intro\n# H\nbody", (0, 14)),
-                     promises={"heading_boundary"}),
+        lambda: case(
+            "intro\n# H\nbody", spans("intro\n# H\nbody", (0, 14)), promises={"heading_boundary"}
+        ),
         ("chunk[0] [0:14) holds heading '# H' at 6 (line 2) after other text",),
     ),
     "newline_invariance": (
@@ -130,19 +150,27 @@ PROOF: dict[str, Row] = {
         ("document[6] 'b' lies in parent chunk[0] [0:16) but in none of its children",),
     ),
     "tight_range": (
-        lambda: book({"S": {(1, 1): "x", (4, 2): "y"}},
-                     [Chunk(index=0, text="x y", sheet="S", range="A1:B4")]),
-        lambda: book({"S": {(1, 1): "x", (4, 2): "y"}},
-                     [Chunk(index=0, text="x y", sheet="S", range="A1:XFD4")]),
-        ("chunk[0] S!A1:XFD4 claims 0 empty rows and 16382 empty columns",
-         "content bbox is A1:B4"),
+        lambda: book(
+            {"S": {(1, 1): "x", (4, 2): "y"}},
+            [Chunk(index=0, text="x y", sheet="S", range="A1:B4")],
+        ),
+        lambda: book(
+            {"S": {(1, 1): "x", (4, 2): "y"}},
+            [Chunk(index=0, text="x y", sheet="S", range="A1:XFD4")],
+        ),
+        ("chunk[0] S!A1:XFD4 claims 0 empty rows and 16382 empty columns", "content bbox is A1:B4"),
     ),
     "cells_covered": (
-        lambda: book({"S": {(1, 1): "x", (4, 2): "y"}},
-                     [Chunk(index=0, text="x", sheet="S", range="A1"),
-                      Chunk(index=1, text="y", sheet="S", range="B4")]),
-        lambda: book({"S": {(1, 1): "x", (4, 2): "y"}},
-                     [Chunk(index=0, text="x", sheet="S", range="A1")]),
+        lambda: book(
+            {"S": {(1, 1): "x", (4, 2): "y"}},
+            [
+                Chunk(index=0, text="x", sheet="S", range="A1"),
+                Chunk(index=1, text="y", sheet="S", range="B4"),
+            ],
+        ),
+        lambda: book(
+            {"S": {(1, 1): "x", (4, 2): "y"}}, [Chunk(index=0, text="x", sheet="S", range="A1")]
+        ),
         ("S!B4 = 'y' lies in no chunk's range (1 non-empty cell(s) uncited)",),
     ),
 }
@@ -164,7 +192,8 @@ def _rule_id(name: str) -> str:
 def test_every_checked_invariant_has_a_proof_of_red() -> None:
     checked = {i for i, rule in registry().items() if not rule.engine}
     assert checked == set(PROOF), (
-        f"missing: {sorted(checked - set(PROOF))}; unknown: {sorted(set(PROOF) - checked)}")
+        f"missing: {sorted(checked - set(PROOF))}; unknown: {sorted(set(PROOF) - checked)}"
+    )
     assert checked <= set(SPEC_IDS)
 
 

@@ -30,15 +30,15 @@ def test_line_of_counts_newlines_only() -> None:
     doc = Document("ab\ncd\r\nef\rgh\x0bij\x0ckl\x85mn\u2028op\n\nq")
     text = doc.text
     assert doc.line_of(0) == 1
-    assert doc.line_of(text.index("\n")) == 1          # the "\n" belongs to its own line
+    assert doc.line_of(text.index("\n")) == 1  # the "\n" belongs to its own line
     assert doc.line_of(text.index("c")) == 2
     assert doc.line_of(text.index("\r\n")) == 2
     assert doc.line_of(text.index("e")) == 3
-    for later in ("g", "i", "k", "m", "o"):             # none of \r \x0b \x0c \x85 \u2028 ends it
+    for later in ("g", "i", "k", "m", "o"):  # none of \r \x0b \x0c \x85 \u2028 ends it
         assert doc.line_of(text.index(later)) == 3
     assert doc.line_of(text.index("q")) == 5
     assert doc.line_count == 5
-    assert doc.line_of(len(text)) == 5                  # the end offset is on the last line
+    assert doc.line_of(len(text)) == 5  # the end offset is on the last line
 
 
 def test_line_bounds_include_the_newline() -> None:
@@ -67,15 +67,18 @@ def _reference_char_to_byte(text: str, k: int) -> int:
     return len(text[:k].encode("utf-8", "surrogatepass"))
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    "ascii only",
-    "héllo wörld",
-    "数据" * 3000 + "\U0001F680" * 2000 + "é" * 5000,      # > 4096 chars: several checkpoints
-    ("aé数\U0001F680" * 2048),                                # exactly 8192 chars
-    "x" * 4095 + "é" + "y" * 4097,                           # non-ASCII right at a checkpoint
-    "a\ud800b",                                              # a lone surrogate
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "ascii only",
+        "héllo wörld",
+        "数据" * 3000 + "\U0001f680" * 2000 + "é" * 5000,  # > 4096 chars: several checkpoints
+        ("aé数\U0001f680" * 2048),  # exactly 8192 chars
+        "x" * 4095 + "é" + "y" * 4097,  # non-ASCII right at a checkpoint
+        "a\ud800b",  # a lone surrogate
+    ],
+)
 def test_char_and_byte_offsets_round_trip(text: str) -> None:
     doc = Document(text)
     assert doc.data == text.encode("utf-8", "surrogatepass")
@@ -90,9 +93,17 @@ def test_char_and_byte_offsets_round_trip(text: str) -> None:
 
 
 def test_is_byte_boundary() -> None:
-    doc = Document("a\U0001F680é")  # bytes: a | f0 9f 9a 80 | c3 a9
+    doc = Document("a\U0001f680é")  # bytes: a | f0 9f 9a 80 | c3 a9
     assert [doc.is_byte_boundary(k) for k in range(len(doc.data) + 1)] == [
-        True, True, False, False, False, True, False, True]
+        True,
+        True,
+        False,
+        False,
+        False,
+        True,
+        False,
+        True,
+    ]
     assert not doc.is_byte_boundary(-1)
     assert not doc.is_byte_boundary(len(doc.data) + 1)
 
@@ -102,8 +113,8 @@ def test_first_non_space_and_is_blank() -> None:
     assert first_non_space(" \t\n x y", 5) == 6
     assert first_non_space("ab  ", 2) == -1
     assert first_non_space("  x", 0, 2) == -1
-    assert first_non_space("\u3000\x1c\x85\u2028z") == 4   # str.isspace() whitespace
-    assert first_non_space("\u200bz") == 0                  # zero-width space is not
+    assert first_non_space("\u3000\x1c\x85\u2028z") == 4  # str.isspace() whitespace
+    assert first_non_space("\u200bz") == 0  # zero-width space is not
     assert is_blank("") and is_blank(" \n\t\u3000") and not is_blank(" x ")
 
 
@@ -111,19 +122,40 @@ def test_first_non_space_and_is_blank() -> None:
 
 
 def test_normalise_bare_strings() -> None:
-    assert normalise_chunks(["a", "b"]) == [{"text": "a", "bare": True},
-                                            {"text": "b", "bare": True}]
+    assert normalise_chunks(["a", "b"]) == [
+        {"text": "a", "bare": True},
+        {"text": "b", "bare": True},
+    ]
     assert normalise_chunks([]) == []
 
 
 def test_normalise_mappings() -> None:
-    records = normalise_chunks([
-        {"text": "ab", "start": 0, "end": 2, "line_start": 1, "line_end": 1, "id": "x",
-         "section": ("H1", "H2"), "ignored": object(), "token_count": None},
-        {"text": "cd", "line_start": 2},
-    ])
-    assert records[0] == {"text": "ab", "start": 0, "end": 2, "line_start": 1, "line_end": 1,
-                          "id": "x", "section": ["H1", "H2"], "bare": False}
+    records = normalise_chunks(
+        [
+            {
+                "text": "ab",
+                "start": 0,
+                "end": 2,
+                "line_start": 1,
+                "line_end": 1,
+                "id": "x",
+                "section": ("H1", "H2"),
+                "ignored": object(),
+                "token_count": None,
+            },
+            {"text": "cd", "line_start": 2},
+        ]
+    )
+    assert records[0] == {
+        "text": "ab",
+        "start": 0,
+        "end": 2,
+        "line_start": 1,
+        "line_end": 1,
+        "id": "x",
+        "section": ["H1", "H2"],
+        "bare": False,
+    }
     assert records[1] == {"text": "cd", "line_start": 2, "bare": True}  # no offsets: placed
 
 
@@ -134,10 +166,13 @@ def test_normalise_objects_with_attributes() -> None:
         start_byte: int
         end_byte: int
 
-    records = normalise_chunks([Piece("ab", 0, 2), SimpleNamespace(text="cd", sheet="S",
-                                                                   range="A1")])
-    assert records == [{"text": "ab", "start_byte": 0, "end_byte": 2, "bare": False},
-                       {"text": "cd", "sheet": "S", "range": "A1", "bare": True}]
+    records = normalise_chunks(
+        [Piece("ab", 0, 2), SimpleNamespace(text="cd", sheet="S", range="A1")]
+    )
+    assert records == [
+        {"text": "ab", "start_byte": 0, "end_byte": 2, "bare": False},
+        {"text": "cd", "sheet": "S", "range": "A1", "bare": True},
+    ]
 
 
 def test_normalise_generators_and_other_iterables() -> None:
@@ -150,37 +185,45 @@ def test_normalise_generators_and_other_iterables() -> None:
     assert [r["text"] for r in normalise_chunks(iter(["z"]))] == ["z"]
 
 
-@pytest.mark.parametrize("result,message", [
-    ("one string", "returned str, expected an iterable of chunks"),
-    (b"bytes", "returned bytes, expected an iterable of chunks"),
-    ({"text": "a"}, "returned dict, expected an iterable of chunks"),
-    (None, "returned NoneType, expected an iterable of chunks"),
-    (42, "returned int, expected an iterable of chunks"),
-])
-def test_normalise_rejects_results_that_are_not_iterables_of_chunks(result: object,
-                                                                    message: str) -> None:
+@pytest.mark.parametrize(
+    "result,message",
+    [
+        ("one string", "returned str, expected an iterable of chunks"),
+        (b"bytes", "returned bytes, expected an iterable of chunks"),
+        ({"text": "a"}, "returned dict, expected an iterable of chunks"),
+        (None, "returned NoneType, expected an iterable of chunks"),
+        (42, "returned int, expected an iterable of chunks"),
+    ],
+)
+def test_normalise_rejects_results_that_are_not_iterables_of_chunks(
+    result: object, message: str
+) -> None:
     with pytest.raises(ChunkTypeError, match=message):
         normalise_chunks(result)
 
 
-@pytest.mark.parametrize("item,message", [
-    ({"start": 0}, r"chunk\[1\] \(dict\) has no text"),
-    ({"text": None}, r"chunk\[1\] \(dict\) has no text"),
-    (SimpleNamespace(start=0), r"chunk\[1\] \(SimpleNamespace\) has no text"),
-    (None, r"chunk\[1\] \(NoneType\) has no text"),
-    (b"bytes", r"chunk\[1\] \(bytes\) has no text"),
-    ({"text": b"ab"}, r"chunk\[1\]\.text is b'ab', expected a str"),
-    ({"text": "a", "start": "0"}, r"chunk\[1\]\.start is '0', expected an int"),
-    ({"text": "a", "end": 2.0}, r"chunk\[1\]\.end is 2\.0, expected an int"),
-    ({"text": "a", "line_start": True}, r"chunk\[1\]\.line_start is True, expected an int"),
-    ({"text": "a", "id": 7}, r"chunk\[1\]\.id is 7, expected a str"),
-    ({"text": "a", "section": "H1"}, r"chunk\[1\]\.section is 'H1', expected a list of str"),
-    ({"text": "a", "section": [1]}, r"chunk\[1\]\.section is \[1\], expected a list of str"),
-    ({"text": "a", "section": 5}, r"chunk\[1\]\.section is 5, expected a list of str"),
-    ({"text": "a", "section": {"k": "v"}}, r"chunk\[1\]\.section is \{'k': 'v'\}"),
-])
-def test_normalise_rejects_wrong_chunk_types_naming_chunk_and_field(item: object,
-                                                                   message: str) -> None:
+@pytest.mark.parametrize(
+    "item,message",
+    [
+        ({"start": 0}, r"chunk\[1\] \(dict\) has no text"),
+        ({"text": None}, r"chunk\[1\] \(dict\) has no text"),
+        (SimpleNamespace(start=0), r"chunk\[1\] \(SimpleNamespace\) has no text"),
+        (None, r"chunk\[1\] \(NoneType\) has no text"),
+        (b"bytes", r"chunk\[1\] \(bytes\) has no text"),
+        ({"text": b"ab"}, r"chunk\[1\]\.text is b'ab', expected a str"),
+        ({"text": "a", "start": "0"}, r"chunk\[1\]\.start is '0', expected an int"),
+        ({"text": "a", "end": 2.0}, r"chunk\[1\]\.end is 2\.0, expected an int"),
+        ({"text": "a", "line_start": True}, r"chunk\[1\]\.line_start is True, expected an int"),
+        ({"text": "a", "id": 7}, r"chunk\[1\]\.id is 7, expected a str"),
+        ({"text": "a", "section": "H1"}, r"chunk\[1\]\.section is 'H1', expected a list of str"),
+        ({"text": "a", "section": [1]}, r"chunk\[1\]\.section is \[1\], expected a list of str"),
+        ({"text": "a", "section": 5}, r"chunk\[1\]\.section is 5, expected a list of str"),
+        ({"text": "a", "section": {"k": "v"}}, r"chunk\[1\]\.section is \{'k': 'v'\}"),
+    ],
+)
+def test_normalise_rejects_wrong_chunk_types_naming_chunk_and_field(
+    item: object, message: str
+) -> None:
     with pytest.raises(ChunkTypeError, match=message):
         normalise_chunks(["fine", item])
 
@@ -207,11 +250,20 @@ def test_records_round_trip_to_chunks() -> None:
 # --------------------------------------------------------------------------- Config, Declarations
 
 
-@pytest.mark.parametrize("max_size,overlap,valid", [
-    (1, 0, True), (10, 9, True), (10, 0, True),
-    (0, 0, False), (-1, 0, False), (10, 10, False), (10, 11, False), (10, -1, False),
-    (1, 999, False),
-])
+@pytest.mark.parametrize(
+    "max_size,overlap,valid",
+    [
+        (1, 0, True),
+        (10, 9, True),
+        (10, 0, True),
+        (0, 0, False),
+        (-1, 0, False),
+        (10, 10, False),
+        (10, 11, False),
+        (10, -1, False),
+        (1, 999, False),
+    ],
+)
 def test_config_is_valid(max_size: int, overlap: int, valid: bool) -> None:
     assert Config(max_size, overlap).is_valid is valid
 
@@ -240,10 +292,12 @@ def test_declarations_validate() -> None:
 
 def test_case_spans_from_offsets_and_valid_byte_offsets() -> None:
     doc = "aé b"
-    chunks = [Chunk(index=0, text="aé", start_byte=0, end_byte=3),
-              Chunk(index=1, text="b", start=3, end=4),
-              Chunk(index=2, text="\ufffd", start_byte=2, end_byte=3),   # inside "é"
-              Chunk(index=3, text="b", bare=True)]
+    chunks = [
+        Chunk(index=0, text="aé", start_byte=0, end_byte=3),
+        Chunk(index=1, text="b", start=3, end=4),
+        Chunk(index=2, text="\ufffd", start_byte=2, end_byte=3),  # inside "é"
+        Chunk(index=3, text="b", bare=True),
+    ]
     c = Case(Document(doc), Config(5), chunks)
     assert c.offset_spans == [(0, 2), (3, 4), None, None]
     assert not c.all_spanned
@@ -251,16 +305,19 @@ def test_case_spans_from_offsets_and_valid_byte_offsets() -> None:
 
 
 def test_case_siblings_and_leaves() -> None:
-    chunks = [Chunk(index=0, text="ab", id="p"), Chunk(index=1, text="a", parent="p", id="c"),
-              Chunk(index=2, text="b", parent="p"), Chunk(index=3, text="z")]
+    chunks = [
+        Chunk(index=0, text="ab", id="p"),
+        Chunk(index=1, text="a", parent="p", id="c"),
+        Chunk(index=2, text="b", parent="p"),
+        Chunk(index=3, text="z"),
+    ]
     c = Case(Document("ab z"), Config(5), chunks)
     assert [[k.index for k in g] for g in c.siblings()] == [[0, 3], [1, 2]]
     assert [k.index for k in c.leaves()] == [1, 2, 3]
 
 
 def test_case_measure_and_unit() -> None:
-    c = Case(Document("é"), Config(5), [], Declarations(unit="bytes"),
-             lambda s: len(s.encode()))
+    c = Case(Document("é"), Config(5), [], Declarations(unit="bytes"), lambda s: len(s.encode()))
     assert c.size("é") == 2 and c.unit == "bytes" and c.promises == frozenset()
 
 

@@ -31,12 +31,23 @@ from tests.unit.helpers import accepts, bare, case, rejects, utf8_len, violation
 
 #: Examples per property; raise it (``PLACEMENT_EXAMPLES=20000``) for a long soundness hunt.
 EXAMPLES = int(os.environ.get("PLACEMENT_EXAMPLES", "150"))
-PROPERTY = settings(max_examples=EXAMPLES, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 #: Rules that a correct chunking, given as bare strings, must pass.
-SOUND_RULES = ("no_lost_text", "span_fidelity", "ordered", "overlap_bounded", "cap_respected",
-               "non_empty", "codepoint_integrity")
+SOUND_RULES = (
+    "no_lost_text",
+    "span_fidelity",
+    "ordered",
+    "overlap_bounded",
+    "cap_respected",
+    "non_empty",
+    "codepoint_integrity",
+)
 
 BLOCKS = [
     '{"a": 1}\n',
@@ -53,7 +64,7 @@ BLOCKS = [
     "\u3000",
     "é",
     "数据",
-    "\U0001F680",
+    "\U0001f680",
     "e\u0301",
     "# Head\n",
     "x y z",
@@ -68,8 +79,11 @@ def documents(draw: st.DrawFn) -> str:
         block = draw(st.sampled_from(BLOCKS[:6]))
         doc = block * draw(st.integers(1, 60))
     else:
-        pieces = st.sampled_from(BLOCKS) if kind == "blocks" else st.one_of(
-            st.sampled_from(BLOCKS), st.text(alphabet="ab \n{}:1", max_size=6))
+        pieces = (
+            st.sampled_from(BLOCKS)
+            if kind == "blocks"
+            else st.one_of(st.sampled_from(BLOCKS), st.text(alphabet="ab \n{}:1", max_size=6))
+        )
         doc = "".join(draw(st.lists(pieces, max_size=40)))
     lead = draw(st.sampled_from(["", " ", "\n\n\n", "\r\n "]))
     tail = draw(st.sampled_from(["", "\n", "  \n"]))
@@ -109,7 +123,7 @@ def correct_chunkings(draw: st.DrawFn) -> tuple[str, list[tuple[int, int]]]:
 def _limits(doc: str, spans: list[tuple[int, int]], unit: str) -> tuple[int, int]:
     size = utf8_len if unit == "bytes" else len
     cap = max((size(doc[s:e]) for s, e in spans), default=1)
-    shared = max((size(doc[b[0]:a[1]]) for a, b in pairwise(spans) if b[0] < a[1]), default=0)
+    shared = max((size(doc[b[0] : a[1]]) for a, b in pairwise(spans) if b[0] < a[1]), default=0)
     return max(cap, shared + 1), shared
 
 
@@ -143,8 +157,9 @@ def test_correct_bare_chunkings_are_never_rejected(
 ) -> None:
     doc, spans = drawn
     max_size, overlap = _limits(doc, spans, unit)
-    c = case(doc, bare(*(doc[s:e] for s, e in spans)), max_size=max_size, overlap=overlap,
-             unit=unit)
+    c = case(
+        doc, bare(*(doc[s:e] for s, e in spans)), max_size=max_size, overlap=overlap, unit=unit
+    )
     for rule in SOUND_RULES:
         accepts(rule, c)
 
@@ -152,11 +167,14 @@ def test_correct_bare_chunkings_are_never_rejected(
 @PROPERTY
 @given(correct_chunkings())
 def test_correct_bare_chunkings_with_line_citations_are_never_rejected(
-    drawn: tuple[str, list[tuple[int, int]]]
+    drawn: tuple[str, list[tuple[int, int]]],
 ) -> None:
     doc, spans = drawn
-    chunks = [Chunk(index=i, text=doc[s:e], bare=True, line_start=a, line_end=b)
-              for i, (s, e) in enumerate(spans) for a, b in [_lines_of(doc, (s, e))]]
+    chunks = [
+        Chunk(index=i, text=doc[s:e], bare=True, line_start=a, line_end=b)
+        for i, (s, e) in enumerate(spans)
+        for a, b in [_lines_of(doc, (s, e))]
+    ]
     accepts("line_citations", case(doc, chunks))
 
 
@@ -167,9 +185,12 @@ def test_mixed_offsets_and_bare_chunks_are_never_rejected(
 ) -> None:
     doc, spans = drawn
     mask = data.draw(st.integers(0, 2**16 - 1))
-    chunks = [Chunk(index=i, text=doc[s:e], start=s, end=e) if mask >> (i % 16) & 1
-              else Chunk(index=i, text=doc[s:e], bare=True)
-              for i, (s, e) in enumerate(spans)]
+    chunks = [
+        Chunk(index=i, text=doc[s:e], start=s, end=e)
+        if mask >> (i % 16) & 1
+        else Chunk(index=i, text=doc[s:e], bare=True)
+        for i, (s, e) in enumerate(spans)
+    ]
     max_size, overlap = _limits(doc, spans, "chars")
     c = case(doc, chunks, max_size=max_size, overlap=overlap)
     for rule in SOUND_RULES:
@@ -226,9 +247,16 @@ def test_periodic_json_with_overlap_is_accepted(lines_per_chunk: int, overlap_li
             break
         k += step
     max_size, overlap = _limits(doc, spans, "chars")
-    chunks = [Chunk(index=i, text=t, bare=True, line_start=doc.count("\n", 0, s) + 1,
-                    line_end=doc.count("\n", 0, e - 1) + 1)
-              for i, (t, (s, e)) in enumerate(zip(texts, spans))]
+    chunks = [
+        Chunk(
+            index=i,
+            text=t,
+            bare=True,
+            line_start=doc.count("\n", 0, s) + 1,
+            line_end=doc.count("\n", 0, e - 1) + 1,
+        )
+        for i, (t, (s, e)) in enumerate(zip(texts, spans))
+    ]
     c = case(doc, chunks, max_size=max_size, overlap=overlap)
     for rule in (*SOUND_RULES, "line_citations"):
         accepts(rule, c)
@@ -239,22 +267,28 @@ def test_periodic_text_needs_the_right_occurrence_for_overlap() -> None:
     doc = "ab ab ab"
     accepts("overlap_bounded", case(doc, bare("ab ab", "ab ab"), overlap=2, max_size=5))
     # ... and with overlap 1 no occurrence fits: [3:5) 'ab' is shared by every placement.
-    rejects("overlap_bounded", case(doc, bare("ab ab", "ab ab"), overlap=1, max_size=5),
-            "chunk[0] [0:5) and chunk[1] [3:8) share [3:5) 'ab': 2 chars > overlap 1")
+    rejects(
+        "overlap_bounded",
+        case(doc, bare("ab ab", "ab ab"), overlap=1, max_size=5),
+        "chunk[0] [0:5) and chunk[1] [3:8) share [3:5) 'ab': 2 chars > overlap 1",
+    )
 
 
 # --------------------------------------------------------------------------- non-greedy coverage
 
 
-@pytest.mark.parametrize("doc,texts", [
-    ("x ab ab", ["x ab", "ab"]),                      # earliest "ab" after chunk 0 is inside it
-    ("ab ab ab ab", ["ab ab", "ab ab"]),              # earliest leaves the last "ab" out
-    ("ab ab ab ab", ["ab ab", "ab", "ab"]),
-    ('{"a": 1}\n{"a": 1}\n{"a": 1}', ['{"a": 1}\n{"a": 1}', '{"a": 1}']),
-    ("aaaa", ["aa", "aa"]),                           # second at 2, not 1
-    ("abcabcabc", ["abcabc", "abc"]),
-    ("a a a a b", ["a a", "a a", "b"]),
-])
+@pytest.mark.parametrize(
+    "doc,texts",
+    [
+        ("x ab ab", ["x ab", "ab"]),  # earliest "ab" after chunk 0 is inside it
+        ("ab ab ab ab", ["ab ab", "ab ab"]),  # earliest leaves the last "ab" out
+        ("ab ab ab ab", ["ab ab", "ab", "ab"]),
+        ('{"a": 1}\n{"a": 1}\n{"a": 1}', ['{"a": 1}\n{"a": 1}', '{"a": 1}']),
+        ("aaaa", ["aa", "aa"]),  # second at 2, not 1
+        ("abcabcabc", ["abcabc", "abc"]),
+        ("a a a a b", ["a a", "a a", "b"]),
+    ],
+)
 def test_coverage_finds_a_non_greedy_placement(doc: str, texts: list[str]) -> None:
     greedy = place_in_order(doc, texts)
     assert greedy.ok
@@ -284,7 +318,7 @@ def test_furthest_placement_takes_the_last_start_before_the_first_uncovered_text
     assert furthest_placement("x ab ab", ["x ab", "ab"]) == [(0, 4), (5, 7)]
     assert furthest_placement("aaaa", ["aa", "aa"]) == [(0, 2), (2, 4)]
     assert furthest_placement("ab cd", ["ab", "", "cd"]) == [(0, 2), None, (3, 5)]
-    assert furthest_placement("ab cd", ["ab"]) is None          # text left out
+    assert furthest_placement("ab cd", ["ab"]) is None  # text left out
     assert furthest_placement("ab ab", ["ab", "ab"], [None, 0]) is None  # pin not after
 
 
@@ -326,7 +360,7 @@ def test_coverage_search_is_exact_below_its_limits() -> None:
 
 
 def test_coverage_gives_up_inconclusively_when_the_state_cap_is_hit(
-    monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Too many placements to track: the search is cut, and says so instead of guessing."""
     monkeypatch.setattr(placement, "MAX_STATES", 4)
@@ -336,7 +370,7 @@ def test_coverage_gives_up_inconclusively_when_the_state_cap_is_hit(
 
 
 def test_coverage_gives_up_inconclusively_past_its_work_budget(
-    monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(placement, "WORK_BUDGET", 50)
     doc, texts = _hard(lost=True)
@@ -358,8 +392,12 @@ def test_coverage_counts_text_before_searching() -> None:
 
 def test_placement_on_a_large_document_with_repeated_blocks() -> None:
     """~1.5 MB of repeated JSON / XML blocks; just run it (speed belongs in benchmarks)."""
-    blocks = ['{\n  "id": 1,\n  "tags": ["x", "y"]\n}\n', "<item>\n  <name>x</name>\n</item>\n",
-              '{"a": 1}\n' * 3, "\n\n"]
+    blocks = [
+        '{\n  "id": 1,\n  "tags": ["x", "y"]\n}\n',
+        "<item>\n  <name>x</name>\n</item>\n",
+        '{"a": 1}\n' * 3,
+        "\n\n",
+    ]
     parts, size, k = [], 0, 0
     while size < 1_500_000:
         part = blocks[k % len(blocks)] if k % 7 else f"unique {k}\n"
@@ -377,8 +415,10 @@ def test_placement_on_a_large_document_with_repeated_blocks() -> None:
         pos = first_non_space(doc, max(pos + 1, end - 40))
     max_size, overlap = _limits(doc, spans, "chars")
     d = Document(doc)
-    chunks = [Chunk(index=i, text=doc[s:e], bare=True, line_start=d.line_of(s),
-                    line_end=d.line_of(e - 1)) for i, (s, e) in enumerate(spans)]
+    chunks = [
+        Chunk(index=i, text=doc[s:e], bare=True, line_start=d.line_of(s), line_end=d.line_of(e - 1))
+        for i, (s, e) in enumerate(spans)
+    ]
     c = case(doc, chunks, max_size=max_size, overlap=overlap)
     for rule in (*SOUND_RULES, "line_citations"):
         accepts(rule, c)
@@ -386,8 +426,11 @@ def test_placement_on_a_large_document_with_repeated_blocks() -> None:
     kept = [k.text for k in chunks if "\u00a7" not in k.text]
     assert len(kept) < len(chunks)
     dropped = [(s, e) for s, e in spans if "\u00a7" in doc[s:e]]
-    found = rejects("no_lost_text", case(doc, bare(*kept), max_size=max_size, overlap=overlap),
-                    "lies in no chunk placed in document order")
+    found = rejects(
+        "no_lost_text",
+        case(doc, bare(*kept), max_size=max_size, overlap=overlap),
+        "lies in no chunk placed in document order",
+    )
     gap = int(found[0].message.split("]")[0].split("[")[1])
     assert dropped[0][0] <= gap < dropped[-1][1]
 
@@ -397,17 +440,26 @@ def test_placement_on_a_large_document_with_repeated_blocks() -> None:
 
 def test_bare_chunks_dropping_a_character_are_rejected() -> None:
     doc = '{"a": 1}\n{"a": 2}\n{"a": 1}\n'
-    rejects("no_lost_text", case(doc, bare('{"a": 1}', '{"a": 1}')),
-            "document[9] '{' (line 2) lies in no chunk")
-    rejects("no_lost_text", case(doc, bare('{"a": 1}\n{"a": 2}', '"a": 1}')),
-            "document[18] '{' (line 3) lies in no chunk")
+    rejects(
+        "no_lost_text",
+        case(doc, bare('{"a": 1}', '{"a": 1}')),
+        "document[9] '{' (line 2) lies in no chunk",
+    )
+    rejects(
+        "no_lost_text",
+        case(doc, bare('{"a": 1}\n{"a": 2}', '"a": 1}')),
+        "document[18] '{' (line 3) lies in no chunk",
+    )
 
 
 def test_a_chunk_emitted_twice_is_rejected_by_ordered() -> None:
     doc = "alpha beta gamma"
-    rejects("ordered", case(doc, bare("alpha", "beta", "beta", "gamma")),
-            "chunk[2] 'beta' does not occur after chunk[1] [6:10) in the document",
-            "starts must strictly increase, ends never decrease")
+    rejects(
+        "ordered",
+        case(doc, bare("alpha", "beta", "beta", "gamma")),
+        "chunk[2] 'beta' does not occur after chunk[1] [6:10) in the document",
+        "starts must strictly increase, ends never decrease",
+    )
 
 
 def test_a_repeated_chunk_matching_a_later_repeat_is_not_a_duplicate() -> None:
@@ -417,10 +469,16 @@ def test_a_repeated_chunk_matching_a_later_repeat_is_not_a_duplicate() -> None:
 
 def test_chunks_out_of_order_are_rejected() -> None:
     doc = "alpha beta gamma"
-    rejects("ordered", case(doc, bare("alpha", "gamma", "beta")),
-            "chunk[2] 'beta' does not occur after chunk[1] [11:16)")
-    rejects("ordered", case(doc, bare("beta", "alpha")),
-            "chunk[1] 'alpha' does not occur after chunk[0] [6:10)")
+    rejects(
+        "ordered",
+        case(doc, bare("alpha", "gamma", "beta")),
+        "chunk[2] 'beta' does not occur after chunk[1] [11:16)",
+    )
+    rejects(
+        "ordered",
+        case(doc, bare("beta", "alpha")),
+        "chunk[1] 'alpha' does not occur after chunk[0] [6:10)",
+    )
 
 
 def test_a_chunk_inside_its_predecessor_is_ordered_only_if_it_ends_with_it() -> None:
@@ -460,10 +518,11 @@ def test_place_in_order_leaves_empty_texts_unplaced() -> None:
 def test_place_in_order_honours_pins_lower_bounds_and_accept() -> None:
     doc = "ab ab ab"
     assert place_in_order(doc, ["ab", "ab"], [None, 6]).spans == [(0, 2), (6, 8)]
-    assert not place_in_order(doc, ["ab", "ab"], [3, 0]).ok         # pin below the bound
-    assert not place_in_order(doc, ["ab"], [1]).ok                   # pin not at the text
-    assert place_in_order(doc, ["ab", "ab"], lower=lambda i, p: 0 if p is None else p[1] + 2
-                          ).spans == [(0, 2), (6, 8)]
+    assert not place_in_order(doc, ["ab", "ab"], [3, 0]).ok  # pin below the bound
+    assert not place_in_order(doc, ["ab"], [1]).ok  # pin not at the text
+    assert place_in_order(
+        doc, ["ab", "ab"], lower=lambda i, p: 0 if p is None else p[1] + 2
+    ).spans == [(0, 2), (6, 8)]
     accept_third = place_in_order(doc, ["ab"], accept=lambda i, q, p: q == 6)
     assert accept_third.spans == [(6, 8)]
     give_up = place_in_order(doc, ["ab"], accept=lambda i, q, p: None)

@@ -12,8 +12,18 @@ from contract.registry import SPEC_IDS, get, invariant, registry, select
 
 OPT_IN = {"grapheme_integrity", "heading_boundary", "newline_invariance"}
 ENGINE = {"terminates", "no_crash", "config_validation", "scales_linearly"}
-WORKBOOK = {"terminates", "no_crash", "config_validation", "non_empty", "cap_respected",
-            "unique_ids", "deterministic", "tiles_parent", "tight_range", "cells_covered"}
+WORKBOOK = {
+    "terminates",
+    "no_crash",
+    "config_validation",
+    "non_empty",
+    "cap_respected",
+    "unique_ids",
+    "deterministic",
+    "tiles_parent",
+    "tight_range",
+    "cells_covered",
+}
 
 
 @pytest.fixture
@@ -40,8 +50,9 @@ def test_flags_match_the_spec() -> None:
     assert {i for i, r in rules.items() if r.opt_in} == OPT_IN
     assert {i for i, r in rules.items() if r.engine} == ENGINE
     assert {i for i, r in rules.items() if "workbook" in r.kinds} == WORKBOOK
-    assert all("text" in r.kinds for i, r in rules.items()
-               if i not in {"tight_range", "cells_covered"})
+    assert all(
+        "text" in r.kinds for i, r in rules.items() if i not in {"tight_range", "cells_covered"}
+    )
     assert rules["deterministic"].needs == {"rerun"}
     assert rules["newline_invariance"].needs == {"lf_twin"}
 
@@ -70,6 +81,7 @@ def test_duplicate_registration_is_rejected(scratch: list[str]) -> None:
     before = registry()["non_empty"].check
 
     with pytest.raises(ValueError, match="invariant 'non_empty' is already registered"):
+
         @invariant("non_empty")
         def again(case: Case) -> Iterator[Violation]:
             """A second non_empty."""

@@ -76,7 +76,7 @@ def repeated_block(doc: str) -> bool:
         run = 0
         for i in range(period, len(lines)):
             run = run + 1 if lines[i] == lines[i - period] else 0
-            block = lines[i - period + 1:i + 1]
+            block = lines[i - period + 1 : i + 1]
             if run >= 2 * period and len("".join(block).strip()) >= 4:
                 return True
     return False
@@ -102,8 +102,7 @@ FEATURES: dict[str, Callable[[str], bool]] = {
     "Hangul jamo": lambda d: re.search("[\u1100-\u11ff]", d) is not None,
     "RTL": lambda d: re.search("[\u0590-\u06ff]", d) is not None,
     "CJK run >= 50": lambda d: re.search("[\u3000-\u30ff\u4e00-\u9fff]{50,}", d) is not None,
-    "Thai/Khmer run >= 30": lambda d: re.search("[\u0e00-\u0e7f\u1780-\u17ff]{30,}", d)
-    is not None,
+    "Thai/Khmer run >= 30": lambda d: re.search("[\u0e00-\u0e7f\u1780-\u17ff]{30,}", d) is not None,
     "long URL": lambda d: re.search(r"https://\S{60,}", d) is not None,
     "base64-like run": lambda d: re.search(r"[A-Za-z0-9+/]{80,}", d) is not None,
     "one character repeated": lambda d: re.search(r"(\S)\1{79,}", d) is not None,
@@ -246,9 +245,12 @@ def test_configs_valid_and_degenerate() -> None:
     assert any(c.overlap == c.max_size - 1 and c.max_size > 2 for c in valid)
     assert any(c.overlap == 1 and c.max_size > 2 for c in valid)
     kinds = {
-        "max_size <= 0" if c.max_size <= 0
-        else "negative overlap" if c.overlap < 0
-        else "overlap == max_size" if c.overlap == c.max_size
+        "max_size <= 0"
+        if c.max_size <= 0
+        else "negative overlap"
+        if c.overlap < 0
+        else "overlap == max_size"
+        if c.overlap == c.max_size
         else "overlap > max_size"
         for c in degenerate
     }
@@ -343,9 +345,9 @@ def word_packer(doc: str, config: Config) -> list[str]:
 def overlap_prepender(doc: str, config: Config) -> list[str]:
     """Seed 002: fills each chunk to the cap, then prepends the overlap on top."""
     step = config.max_size
-    pieces = [doc[i:i + step] for i in range(0, len(doc), step)]
+    pieces = [doc[i : i + step] for i in range(0, len(doc), step)]
     return [
-        (pieces[i - 1][-config.overlap:] if i and config.overlap else "") + piece
+        (pieces[i - 1][-config.overlap :] if i and config.overlap else "") + piece
         for i, piece in enumerate(pieces)
     ]
 
@@ -388,7 +390,7 @@ def chunk_text(text: str, size: int, overlap: int) -> list[str]:
 def find_offsets(doc: str, config: Config) -> list[tuple[int, str]]:
     """Seed 000, bug 1: cuts fixed windows, then recovers each one's position with ``find``."""
     step = config.max_size - config.overlap
-    pieces = (doc[i:i + config.max_size].strip() for i in range(0, len(doc), step))
+    pieces = (doc[i : i + config.max_size].strip() for i in range(0, len(doc), step))
     return [(doc.find(p), p) for p in pieces if p]
 
 
