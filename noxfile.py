@@ -16,6 +16,7 @@ REFERENCE_CHUNKERS = [
     "reference_chunkers/header.py:split",
     "reference_chunkers/header.py:split_duplicate_headers",
     "reference_chunkers/grapheme.py:split",
+    "reference_chunkers/spreadsheet.py:split",
 ]
 
 

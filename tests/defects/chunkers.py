@@ -764,18 +764,29 @@ def children_overlap(document: str, *, max_size: int, overlap: int) -> list[dict
 
 # =========================================================================== probes of the engine
 
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
+
+
 def quadratic_offsets(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-    """Byte offsets and lines recomputed from the document's start for every chunk
-    (``len(document[:end].encode())``, ``len(document[:start].split("\\n"))``): each chunk
-    is right, but the time grows with the square of the document."""
+    """Byte offsets, lines, the heading path and the copy number of a repeated block recomputed
+    from the document's start for every chunk (``len(document[:end].encode())``,
+    ``document[:start].split("\\n")``, every heading before the chunk, ``document.count(piece,
+    0, start)``): each chunk is right, but the time grows with the square of the document."""
     _check(max_size, overlap)
     out = []
     for s, e in _windows(document, max_size, overlap):
-        out.append(_record(document, s, e,
+        section: list[str] = []
+        for level, title in _ATX.findall(document[:s]):
+            section = [*section[:len(level) - 1], title]
+        piece = document[s:e]
+        ordinal = document.count(piece, 0, s)  # which copy of a repeated block this is
+        out.append(_record(document, s, e, id=f"{hashlib.sha1(piece.encode()).hexdigest()[:12]}"
+                                              f"#{ordinal}",
                            start_byte=len(document[:s].encode("utf-8")),
                            end_byte=len(document[:e].encode("utf-8")),
                            line_start=len(document[:s].split("\n")),
-                           line_end=len(document[:e - 1].split("\n"))))
+                           line_end=len(document[:e - 1].split("\n")),
+                           section=section))
     return out
 
 
