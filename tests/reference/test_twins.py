@@ -29,7 +29,7 @@ CAUGHT_BY = {
 def test_the_contract_catches_the_twin(twin: str, tmp_path: Path) -> None:
     rule, extra = CAUGHT_BY[twin]
     settings = RunSettings(
-        max_examples=50,
+        max_examples=150,  # 50 caught the grapheme twin on 7 seeds in 10; 100+ on all 10
         seed=1,
         only=(rule,),
         max_length=400,
