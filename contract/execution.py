@@ -7,6 +7,7 @@ degenerate config is ``config_validation``.
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,8 @@ def serve(plugin: Plugin) -> Callable[[Any], Any]:
     def task(request: tuple[Any, ...]) -> Any:
         if request[0] == "count":
             return [_count(plugin, text) for text in request[1]]
+        if request[0] == "cpu":
+            return _cpu_seconds(plugin, *request[1:])
         _, document, max_size, overlap = request
         if plugin.kind == "workbook":
             from contract.workbook import build
@@ -76,6 +79,19 @@ def serve(plugin: Plugin) -> Callable[[Any], Any]:
             return ("raised", _exc_name(exc), str(exc), isinstance(exc, REJECTIONS), _trace(exc))
 
     return task
+
+
+def _cpu_seconds(plugin: Plugin, document: str, max_size: int, overlap: int) -> float | None:
+    """CPU seconds one split takes in the worker (load on the machine does not count), or None
+    if the plugin failed."""
+    started = time.process_time()
+    try:
+        normalise_chunks(plugin.split(document, max_size=max_size, overlap=overlap))
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001  (a failing plugin is no_crash's finding, not a timing)
+        return None
+    return time.process_time() - started
 
 
 def _count(plugin: Plugin, text: str) -> int:
@@ -105,6 +121,9 @@ class Session:
         self.memory_mb = memory_mb
         self.worker = Worker(serve(plugin), timeout=timeout, memory_mb=memory_mb)
         rules = registry()
+        self.applicable: list[Invariant] = [
+            r for r in rules.values() if r.applies_to(plugin.kind, plugin.declarations.promises)
+        ]
         self.rules: list[Invariant] = [
             rules[i]
             for i in selected
@@ -143,6 +162,11 @@ class Session:
         if only == "config_validation" and config.is_valid:
             return seen  # only degenerate configs can break that rule
         rules = [r for r in self.rules if only in (None, "config_validation") or r.id == only]
+        if not config.is_valid and any(r.id == "config_validation" for r in rules):
+            # A degenerate config's output must keep every rule: the selected ones, or all of
+            # them when only engine rules were selected (--only config_validation).
+            checked = [r for r in self.rules if not r.engine]
+            rules = self.rules if checked else self.applicable
         if timeout is None and self.hangs:
             timeout = self.quick_timeout()
         try:

@@ -1,14 +1,15 @@
 """``scales_linearly``: time the plugin on doubling pathological documents.
 
 Each family (one character repeated, newlines only, unbroken CJK, one long line) is chunked at
-three sizes, each doubling the last. Each size is timed several times and the fastest time is
-kept, because noise only ever adds time. A family is reported when the largest size takes
-more than ``RATIO`` times as long as the smallest (a linear chunker takes about 4x; a quadratic
-one about 16x). The largest time must also be above ``FLOOR`` seconds, so that timer noise on
-millisecond calls never counts. A suspected family is measured a second time and must fail
-again; the first confirmed family is reported, and no family starts after ``BUDGET`` seconds.
-A call that times out at a larger size after the smallest one returned counts as superlinear.
-Plugin failures (exceptions, crashes) are left to ``no_crash`` and skip the family.
+three sizes (more while the time stays under ``FLOOR``), each doubling the last. Each size is
+timed several times in the worker's own CPU time, so load on the machine does not count, and
+the least time is kept, because noise only ever adds time. A family is reported when the
+largest size takes more than ``RATIO`` times as long as the size four times smaller (a linear
+chunker takes about 4x; a quadratic one about 16x), and more than ``FLOOR`` seconds, so that
+timer noise on millisecond calls never counts. A suspected family is measured a second time
+and must fail again; the first confirmed family is reported, and no family starts after
+``BUDGET`` seconds. A call that times out at a larger size after a smaller one returned counts
+as superlinear. Plugin failures (exceptions, crashes) are left to ``no_crash``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ REPEATS = 3
 RATIO = 8.0
 FLOOR = 0.1
 CONFIG = Config(max_size=200, overlap=20)
+#: Further doublings tried while the largest size still takes under FLOOR seconds.
+EXTRA = 2
 #: Seconds after which no further family is started.
 BUDGET = 15.0
 
@@ -39,17 +42,18 @@ BUDGET = 15.0
 class Timing:
     family: str
     sizes: tuple[int, ...]
-    seconds: tuple[float | None, ...]  # None: no answer within the timeout
+    seconds: tuple[float | None, ...]  # CPU seconds; None: no answer within the timeout
     timeout: float
 
     @property
     def superlinear(self) -> bool:
-        """The largest size took over RATIO x the smallest (a timeout counts as the timeout)."""
-        first, last = self.seconds[0], self.seconds[-1]
-        if first is None:
+        """The last size took over RATIO x the size 4x smaller (a timeout counts as the timeout)."""
+        ref = max(0, len(self.seconds) - 3)
+        first, last = self.seconds[ref], self.seconds[-1]
+        if first is None or len(self.seconds) < 2:
             return False
         last = self.timeout if last is None else last
-        growth = self.sizes[-1] / self.sizes[0]
+        growth = self.sizes[-1] / self.sizes[ref]
         return last > FLOOR and last > first * RATIO * growth / 4
 
     def describe(self) -> str:
@@ -57,42 +61,39 @@ class Timing:
             f"{n:,} chars {'> timeout' if t is None else f'{t:.3f} s'}"
             for n, t in zip(self.sizes, self.seconds)
         )
-        return f"{self.family}: {shown} (linear allows about x{self.sizes[-1] // self.sizes[0]})"
+        return f"{self.family}: {shown} of CPU time (linear allows about x2 per doubling)"
 
 
 def _time(worker: Worker, document: str, config: Config, timeout: float) -> float | str | None:
-    """The fastest of REPEATS calls; None on a timeout; "failed" if the plugin failed."""
+    """The least CPU time of REPEATS calls; None on a timeout; "failed" if the plugin failed."""
     best: float | None = None
     for _ in range(REPEATS):
-        outcome = worker.call(("split", document, config.max_size, config.overlap), timeout=timeout)
+        request = ("cpu", document, config.max_size, config.overlap)
+        outcome = worker.call(request, timeout=timeout)
         if outcome.kind == "timeout":
             return None
-        if outcome.kind != "ok" or outcome.value[0] != "chunks":
+        if outcome.kind != "ok" or outcome.value is None:
             return "failed"
-        best = outcome.elapsed if best is None else min(best, outcome.elapsed)
+        best = outcome.value if best is None else min(best, outcome.value)
     return best
 
 
-def measure(
-    worker: Worker,
-    family: str,
-    *,
-    timeout: float,
-    config: Config = CONFIG,
-    sizes: tuple[int, ...] = SIZES,
-) -> Timing | None:
-    """Time one family at every size; None if the plugin failed on it."""
+def measure(worker: Worker, family: str, *, timeout: float, config: Config = CONFIG,
+            sizes: tuple[int, ...] = SIZES) -> Timing | None:
+    """Time one family at every size (doubling on while the time is under FLOOR, up to
+    EXTRA more sizes); None if the plugin failed on it."""
     make = FAMILIES[family]
-    seconds: list[float | None] = []
-    for size in sizes:
-        taken = _time(worker, make(size), config, timeout)
+    planned, seconds = list(sizes), []
+    while len(seconds) < len(planned):
+        taken = _time(worker, make(planned[len(seconds)]), config, timeout)
         if taken == "failed":
             return None
-        seconds.append(taken)  # type: ignore[arg-type]
+        seconds.append(taken)
         if taken is None:
             break
-    seconds += [None] * (len(sizes) - len(seconds))
-    return Timing(family, sizes, tuple(seconds), timeout)
+        if len(seconds) == len(planned) and taken < FLOOR and len(planned) < len(sizes) + EXTRA:
+            planned.append(planned[-1] * 2)
+    return Timing(family, tuple(planned[: len(seconds)]), tuple(seconds), timeout)  # type: ignore[arg-type]
 
 
 def probe(

@@ -28,7 +28,7 @@ from typing import Any
 from reference_chunkers import recursive
 from reference_chunkers.spans import check_config, finalise, keep
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?=[ \t]|\r?$)(.*)", re.MULTILINE)
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?=[ \t]|\r?\n|\Z)(.*)", re.MULTILINE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 
 

@@ -11,7 +11,8 @@ from contract.model import Case, Document, Violation, describe_chunk, escape
 from contract.placement import Span
 from contract.registry import invariant
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|\r?$)", re.MULTILINE)
+#: "\r" ends nothing on its own (SPEC §4): it counts only as part of a CRLF line end.
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|(?=\r?\n)|\Z)", re.MULTILINE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 
 

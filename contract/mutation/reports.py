@@ -201,7 +201,7 @@ def markdown(report: Report, *, max_diffs: int = 60) -> str:
         for m in untriaged[:max_diffs]:
             lines += _markdown_mutant(report, m, open_=True)
             lines += ["<details><summary>triage entry</summary>", "", "```toml",
-                      entry_toml(m, report.display(m)).rstrip(), "```", "</details>", ""]
+                      suggested_entry(report, m).rstrip(), "```", "</details>", ""]
     triaged = [m for m in report.survivors if report.entry(m) is not None]
     if triaged:
         lines += ["", "<details><summary>Triaged survivors "
@@ -223,8 +223,33 @@ def markdown(report: Report, *, max_diffs: int = 60) -> str:
 def _markdown_mutant(report: Report, m: Mutant, *, open_: bool) -> list[str]:
     entry = report.entry(m)
     verdict = f" — {entry.verdict}: {entry.reason}" if entry else ""
-    return [f"**`{report.display(m)}:{m.start.line}`** `{m.function}` · {m.status} · "
-            f"`{_one_line(m.change)}`{verdict}", "", "```diff", m.diff.rstrip(), "```", ""]
+    out = [f"**`{report.display(m)}:{m.start.line}`** `{m.function}` · {m.status} · "
+           f"`{_one_line(m.change)}`{verdict}", ""]
+    if m.evidence and entry is None:
+        out += [f"*Evidence:* {evidence_text(m.evidence)}", ""]
+    return [*out, "```diff", m.diff.rstrip(), "```", ""]
+
+
+def suggested_entry(report: Report, m: Mutant) -> str:
+    """A triage entry for ``m``, its verdict guessed from the evidence (the reason is TODO)."""
+    verdict = "equivalent"
+    if m.evidence and "difference" in m.evidence:
+        verdict = "allowed"
+    return entry_toml(m, report.display(m), verdict=verdict)
+
+
+def evidence_text(evidence: Mapping[str, Any]) -> str:
+    """What contract.mutation.explain found, in one sentence for a triager."""
+    if "difference" not in evidence:
+        return (f"the original and the mutant gave the same chunks on all {evidence['cases']} "
+                "generated cases: probably equivalent.")
+    document = repr(evidence.get("document"))
+    if len(document) > 160:
+        document = document[:150] + "..." + document[-8:]
+    size, overlap = evidence.get("config", ["?", "?"])
+    return (f"after {evidence['cases']} cases, {evidence.get('target')} on document "
+            f"{document} (max_size={size}, overlap={overlap}): {evidence['difference']}. The "
+            "contract accepted both: SPEC allows the change (allowed), or it is a hole.")
 
 
 def summary_line(report: Report) -> str:
@@ -292,13 +317,16 @@ def html_page(report: Report) -> str:
                    f"{_e(entry.reason)}" if entry else
                    '<span class="verdict untriaged">not triaged</span> strengthen the contract, '
                    "or add this entry to the triage file:"
-                   f"<pre>{_e(entry_toml(m, report.display(m)))}</pre>")
+                   f"<pre>{_e(suggested_entry(report, m))}</pre>")
         survivors.append(
             f'<details class="mutant"{" open" if entry is None else ""}>'
             f"<summary><code>{_e(report.display(m))}:{m.start.line}</code> "
             f"<code>{_e(m.function)}</code> <span class=\"status\">{_e(m.status)}</span> "
             f"<code>{_e(m.change)}</code></summary>"
-            f'<p class="why">{verdict}</p><p class="id">{_e(m.name)} · {_e(m.mutator)}</p>'
+            f'<p class="why">{verdict}</p>'
+            + (f'<p class="evidence">Evidence: {_e(evidence_text(m.evidence))}</p>'
+               if m.evidence and entry is None else "")
+            + f'<p class="id">{_e(m.name)} · {_e(m.mutator)}</p>'
             f"{_diff_html(m.diff)}</details>")
     verdicts = ", ".join(f"{n} {v}" for v, n in sorted(report.verdict_counts().items()))
     data = json.dumps(stryker(report), ensure_ascii=False).replace("<", "\\u003c")
@@ -375,7 +403,7 @@ details.mutant summary{cursor:pointer}.status{color:#cf222e;font-weight:600}
 pre.diff{background:#f6f8fa;padding:.5rem;overflow-x:auto}
 .diff .add{background:#dafbe1;display:block}
 .diff .del{background:#ffebe9;display:block}.diff .hunk{color:#8250df;display:block}
-.diff .ctx{display:block}
+.diff .ctx{display:block}.evidence{background:#f6f8fa;padding:.3rem .5rem;border-radius:4px}
 """
 
 

@@ -19,8 +19,10 @@ import tokenize
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from contract.mutation.config import KILLS_DIR
+from contract.mutation.explain import EVIDENCE_FILE
 
 #: mutmut 3.8's exit code -> status word (mutmut.stats.status_by_exit_code).
 MUTMUT_STATUS = {
@@ -79,6 +81,8 @@ class Mutant:
     kill_message: str = ""
     #: False for a survivor whose test passed at once because it is triaged (not re-run).
     rerun: bool = True
+    #: For a survivor: original vs mutant outputs on generated cases (contract.mutation.explain).
+    evidence: dict[str, Any] | None = None
 
     @property
     def number(self) -> int:
@@ -140,6 +144,10 @@ def load(project: Path | str, sources: Iterable[str] | None = None,
         sources = sorted(str(p.relative_to(mutants_dir))[: -len(".meta")]
                          for p in mutants_dir.rglob("*.py.meta"))
     files: dict[str, SourceFile] = {}
+    try:
+        evidence = json.loads((mutants_dir / EVIDENCE_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        evidence = {}
     for rel in sources:
         rel = Path(rel).as_posix()
         meta_path = mutants_dir / (rel + ".meta")
@@ -154,8 +162,11 @@ def load(project: Path | str, sources: Iterable[str] | None = None,
         durations = meta.get("durations_by_key", {})
         found = read_mutants(rel, source, generated, codes, durations,
                              label=(display or {}).get(rel, rel))
-        files[rel] = SourceFile(rel, source, [_with_kill_note(m, mutants_dir / KILLS_DIR)
-                                              for m in found])
+        found = [_with_kill_note(m, mutants_dir / KILLS_DIR) for m in found]
+        files[rel] = SourceFile(rel, source, [
+            replace(m, evidence=evidence[m.name])
+            if m.status in ("Survived", "NoCoverage") and isinstance(evidence.get(m.name), dict)
+            else m for m in found])
     return RunData(files, dict(display or {}))
 
 

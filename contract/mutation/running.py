@@ -117,6 +117,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--recheck", action="store_true",
                         help="re-run the survivors the triage file marks equivalent or allowed "
                              "too (by default their test passes at once), to find stale entries")
+    parser.add_argument("--explain", type=int, default=25, metavar="N",
+                        help="compare the chunks of the original and of each of the first N "
+                             "untriaged survivors on more generated cases, as evidence for "
+                             "triage (default 25; 0: off)")
     parser.add_argument("--report-only", action="store_true",
                         help="do not run mutmut; rebuild the reports from the last run")
     return parser
@@ -159,6 +163,8 @@ def _reference(args: argparse.Namespace, budget: Budget) -> int:
         config=_config(budget, settings, ["the reference chunkers"]),
         fail_under=90.0 if args.fail_under is None else args.fail_under,
     )
+    if _explain(root, report, args.explain, args.report_only):
+        report.data = results.load(root, sources)
     return _finish(report, args.report_dir or REPORT_DIR, started, args.report_only)
 
 
@@ -247,6 +253,8 @@ def _third_party(args: argparse.Namespace, budget: Budget) -> int:
         config=_config(budget, None, list(args.targets)),
         fail_under=args.fail_under, require_triage=args.baseline is not None, notes=notes,
     )
+    if _explain(work, report, args.explain, args.report_only):
+        report.data = results.load(work, [source], display={source: target.display})
     return _finish(report, args.report_dir or REPORT_DIR / slug, started, args.report_only)
 
 
@@ -415,6 +423,19 @@ def _relay(stream: Any, started: float, every: float = 15.0) -> list[str]:
     if status:
         print(f"  [{time.monotonic() - started:5.0f} s] {status[2:]}", flush=True)
     return lines
+
+
+def _explain(project: Path, report: reports.Report, limit: int, report_only: bool) -> bool:
+    """Gather evidence (contract.mutation.explain) on up to ``limit`` untriaged survivors that
+    have none yet; True if it ran."""
+    todo = [m.name for m in report.untriaged if m.evidence is None][:max(0, limit)]
+    if not todo or report_only:
+        return False
+    print(f"mutation: comparing original and mutant outputs for {len(todo)} untriaged "
+          "survivor(s) (--explain 0 turns this off)", flush=True)
+    subprocess.run([sys.executable, "-m", "contract.mutation.explain", *todo],
+                   cwd=project / "mutants", check=False)
+    return True
 
 
 # ----------------------------------------------------------------------------- reports

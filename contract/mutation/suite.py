@@ -80,6 +80,9 @@ def check(target: str, expected: frozenset[str] = frozenset(),
         _require_mutated_copy(target)
     if phase == "stats":
         triaged_mutants()  # computed once here; every mutant's process inherits it (fork)
+        from contract.mutation.explain import record_target
+
+        record_target(target)
     if phase == "mutant" and os.environ.get(MUTANT_ENV, "") in triaged_mutants():
         _note(target, {"skipped": "triaged"})
         return  # triaged equivalent or allowed: not re-run (``--recheck`` re-runs it)

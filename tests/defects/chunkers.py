@@ -780,8 +780,7 @@ def quadratic_offsets(document: str, *, max_size: int, overlap: int) -> list[dic
             section = [*section[:len(level) - 1], title]
         piece = document[s:e]
         ordinal = document.count(piece, 0, s)  # which copy of a repeated block this is
-        out.append(_record(document, s, e, id=f"{hashlib.sha1(piece.encode()).hexdigest()[:12]}"
-                                              f"#{ordinal}",
+        out.append(_record(document, s, e, id=f"{s}:{e}", copy=ordinal,
                            start_byte=len(document[:s].encode("utf-8")),
                            end_byte=len(document[:e].encode("utf-8")),
                            line_start=len(document[:s].split("\n")),

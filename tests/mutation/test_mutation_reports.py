@@ -8,6 +8,7 @@ import json
 import os
 import textwrap
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -395,3 +396,33 @@ def test_the_mutated_copy_is_required_under_mutmut(monkeypatch: pytest.MonkeyPat
     monkeypatch.chdir(tmp_path)
     with pytest.raises(RuntimeError, match="not from mutmut's copy"):
         suite._require_mutated_copy("reference_chunkers.fixed:split")
+
+
+def test_explain_helpers() -> None:
+    from contract.mutation import explain
+
+    stats = {"tests_by_mangled_function_name": {"m.x_f": ["t::a", "t::b", "t::gone"]}}
+    assert explain.targets_of("m.x_f__mutmut_3", stats, {"t::a": "m:f", "t::b": "m:g"}) == [
+        "m:f", "m:g"]
+    one = [{"text": "ab", "start": 0, "end": 2, "bare": False}]
+    two = [{"text": "a", "start": 0, "end": 1, "bare": False},
+           {"text": "b", "start": 1, "end": 2, "bare": False}]
+    assert explain._difference(("chunks", one), ("chunks", two)) == (
+        "chunk[0] differs (text: 'ab' -> 'a', end: 2 -> 1)")
+    assert explain._difference(("chunks", two[:1]), ("chunks", two)).startswith(
+        "1 chunks -> 2 chunks")
+    assert explain._difference(("raised", "ValueError"), ("chunks", [])) == (
+        "original: raised ValueError; mutant: 0 chunks")
+
+
+def test_evidence_shapes_the_suggested_entry(tmp_path: Path, project: Path) -> None:
+    report = _report(project, tmp_path)
+    survivor = _by_number(report.data)["xǁChunkerǁsplit__mutmut_1"]
+    same = replace(survivor, evidence={"cases": 200, "targets": ["toy:split"]})
+    assert "probably equivalent" in reports.evidence_text(same.evidence or {})
+    assert "verdict = 'equivalent'" in reports.suggested_entry(report, same)
+    differs = replace(survivor, evidence={"cases": 3, "target": "toy:split", "document": "ab",
+                                          "config": [1, 0], "difference": "chunk[0] differs"})
+    assert "verdict = 'allowed'" in reports.suggested_entry(report, differs)
+    assert "'ab' (max_size=1, overlap=0): chunk[0] differs" in reports.evidence_text(
+        differs.evidence or {})
