@@ -128,7 +128,7 @@ def test_the_seed_001_features_all_come_up() -> None:
     }
     assert expected <= set(seen), f"never generated: {expected - set(seen)}"
     # the over-claim trap is common, not a rarity: a styled-empty cell out at XFD
-    assert seen["styled-empty at XFD"] >= 10
+    assert seen["styled-empty at XFD"] >= 5  # 9-12 in 200 draws here
 
 
 def test_cell_values_are_never_empty() -> None:
