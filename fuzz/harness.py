@@ -957,3 +957,28 @@ def _convert_command(args: argparse.Namespace) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def entry_points(target: str) -> tuple[Callable[[bytes], None], Callable[[], None]]:
+    """``(TestOneInput, main)`` for one OSS-Fuzz style fuzz target file naming ``target``.
+
+    atheris is required at once (an ImportError with install instructions if missing); the
+    chunker is loaded and instrumented by ``main()`` before fuzzing starts, or lazily by the
+    first input, so a target file imports even while its chunker is being written.
+    """
+    atheris = require_atheris()
+    check: list[FuzzTarget] = []
+
+    def test_one_input(data: bytes) -> None:
+        """Decode ``data`` into a document and a config, chunk it, check every invariant."""
+        if not check:
+            check.append(prepare(target))
+        check[0](data)
+
+    def main() -> None:
+        if not check:
+            check.append(prepare(target))
+        atheris.Setup(sys.argv, test_one_input)
+        atheris.Fuzz()
+
+    return test_one_input, main

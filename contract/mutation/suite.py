@@ -273,6 +273,7 @@ def _probe_task(plugin: Any) -> Callable[[Any], list[tuple[str, str | None]]]:
 
     def task(request: tuple[Any, int, int]) -> list[tuple[str, str | None]]:
         document, max_size, overlap = request
+        _drain_hits()  # forget what this process inherited from the test process (other tests)
         try:
             chunks = normalise_chunks(_split(plugin, document, max_size, overlap))
             if plugin.count_tokens is not None:
