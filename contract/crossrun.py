@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from contract.model import Config, chunks_from_records
+from contract.model import CHUNK_FIELDS, Config, chunks_from_records
 
 #: Inputs re-chunked in the fresh interpreter.
 SAMPLES = 8
@@ -61,24 +61,7 @@ def first_difference(before: list[dict[str, Any]], after: list[dict[str, Any]]) 
     if len(a) != len(b):
         return f"{len(a)} chunks, then {len(b)}"
     for x, y in zip(a, b):
-        for name, (p, q) in zip(
-            (
-                "text",
-                "start",
-                "end",
-                "start_byte",
-                "end_byte",
-                "line_start",
-                "line_end",
-                "section",
-                "id",
-                "parent",
-                "sheet",
-                "range",
-                "token_count",
-            ),
-            zip(x.comparable(), y.comparable()),
-        ):
+        for name, p, q in zip(CHUNK_FIELDS, x.comparable(), y.comparable()):
             if p != q:
                 return f"chunk[{x.index}].{name} was {p!r}, then {q!r}"
     return None

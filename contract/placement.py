@@ -134,7 +134,7 @@ def uncovered_offset(
         # Fewer non-whitespace characters in all the chunks than in the document: no placement
         # covers it, so any placement in order shows what is lost.
         placed = place_in_order(document, texts, fixed)
-        return Coverage(_first_gap(document, placed.spans) if placed.ok else None)
+        return Coverage(first_gap(document, placed.spans) if placed.ok else None)
     length = len(document)
     # The gap-free placements of the chunks so far, as (start of the last chunk, end covered),
     # keeping only the Pareto frontier: starts and ends both strictly increasing (a state with
@@ -159,7 +159,7 @@ def uncovered_offset(
             if not placed.ok:
                 return Coverage(None)
             gap = first_non_space(document, best_end)
-            return Coverage(gap if gap != -1 else _first_gap(document, placed.spans))
+            return Coverage(gap if gap != -1 else first_gap(document, placed.spans))
         best_end = max(best_end, states[-1][1])
     if _next_text(document, states[-1][1]) == length:
         return Coverage(None)
@@ -193,7 +193,7 @@ def furthest_placement(
     return spans if _next_text(document, covered) == len(document) else None
 
 
-def _first_gap(document: str, spans: Sequence[Span | None]) -> int | None:
+def first_gap(document: str, spans: Sequence[Span | None]) -> int | None:
     """The first non-whitespace offset that ``spans`` leave uncovered, if any."""
     covered = 0
     for start, end in sorted(s for s in spans if s is not None):

@@ -10,10 +10,9 @@ from contract.model import (
     Violation,
     describe_chunk,
     escape,
-    first_non_space,
     is_blank,
 )
-from contract.placement import uncovered_offset
+from contract.placement import first_gap, uncovered_offset
 from contract.registry import invariant
 
 
@@ -97,7 +96,7 @@ def no_lost_text(case: Case) -> Iterator[Violation]:
     """Every non-whitespace character of the document lies inside some chunk."""
     text = case.document.text
     if case.all_spanned:
-        gap = _first_gap(text, [s for s in case.offset_spans if s is not None])
+        gap = first_gap(text, case.offset_spans)
     else:
         fixed = [s[0] if s else None for s in case.offset_spans]
         gap = uncovered_offset(text, [c.text for c in case.chunks], fixed).offset
@@ -113,15 +112,3 @@ def no_lost_text(case: Case) -> Iterator[Violation]:
                 "chunks in document order covers all the text)"
             ),
         )
-
-
-def _first_gap(text: str, spans: list[tuple[int, int]]) -> int | None:
-    covered = 0
-    for start, end in sorted(spans):
-        if start > covered:
-            gap = first_non_space(text, covered, start)
-            if gap != -1:
-                return gap
-        covered = max(covered, end)
-    gap = first_non_space(text, covered)
-    return gap if gap != -1 else None
