@@ -1,7 +1,8 @@
 """The triage file: every surviving mutant, with a verdict and a one-line reason.
 
 A survivor is matched by its file, its function and the source line(s) it changes, before and
-after, never by mutmut's mutant number (which shifts whenever a function is edited). Verdicts:
+after (whitespace ignored), never by mutmut's mutant number (which shifts whenever a function is
+edited). Verdicts:
 
 ``equivalent``
     no input can tell the mutant from the original (``"utf-8"`` vs ``"UTF-8"``);
@@ -71,7 +72,9 @@ class Triage:
 
 
 def _norm(text: str) -> str:
-    return "\n".join(" ".join(line.split()) for line in text.strip().split("\n"))
+    """A line compared without any whitespace: reformatting (``a[b:c]`` to ``a[b : c]``)
+    does not unmatch an entry."""
+    return "\n".join("".join(line.split()) for line in text.strip().split("\n"))
 
 
 def load(path: Path | str | None) -> Triage:

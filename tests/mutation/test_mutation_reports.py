@@ -426,3 +426,11 @@ def test_evidence_shapes_the_suggested_entry(tmp_path: Path, project: Path) -> N
     assert "verdict = 'allowed'" in reports.suggested_entry(report, differs)
     assert "'ab' (max_size=1, overlap=0): chunk[0] differs" in reports.evidence_text(
         differs.evidence or {})
+
+
+def test_triage_survives_reformatting() -> None:
+    entry = triage.Entry("m.py", "f", "x = a[b:c]", "x = a[b:c + 1]", "equivalent", "r")
+    mutant = results.Mutant(
+        "m.x_f__mutmut_1", "m.py", "f", "Survived", "survived", results.Position(1, 1),
+        results.Position(1, 2), "", "", "x = a[b : c]", "x = a[b : c + 1]", "", "Other")
+    assert entry.matches(mutant)
