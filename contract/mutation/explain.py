@@ -77,10 +77,12 @@ def _compare(name: str, target: str, examples: int, max_length: int, seed_value:
     """How many cases were compared on ``target``, and the first that differed (if any)."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
+    from contract.mutation.suite import stabilize_generation
     from contract.plugins import load
     from contract.runner import RunSettings, cases_for
     from contract.worker import Worker
 
+    stabilize_generation()
     plugin = load(target)
     first: list[dict[str, Any]] = []
     count = [0]

@@ -44,6 +44,9 @@ class Report:
     require_triage: bool = True
     #: Sentences shown under the score (e.g. what the unmutated chunker already violates).
     notes: list[str] = field(default_factory=list)
+    #: A third-party file: code no target reaches (other functions of the file) is out of
+    #: scope, Ignored rather than NoCoverage.
+    uncovered_out_of_scope: bool = False
 
     def display(self, mutant: Mutant) -> str:
         """The path a reader knows the mutant's file by."""
@@ -54,7 +57,11 @@ class Report:
 
     @property
     def survivors(self) -> list[Mutant]:
-        return self.data.survivors()
+        return [m for m in self.data.survivors() if not self._out_of_scope(m)]
+
+    def _out_of_scope(self, mutant: Mutant) -> bool:
+        return (self.uncovered_out_of_scope and mutant.status == "NoCoverage"
+                and self.entry(mutant) is None)
 
     @property
     def untriaged(self) -> list[Mutant]:
@@ -69,9 +76,14 @@ class Report:
         ``allowed`` is Ignored (as Stryker marks mutants disabled with a reason)."""
         if mutant.status in ("Survived", "NoCoverage"):
             entry = self.entry(mutant)
-            if entry is not None and entry.verdict in EXCLUDED:
+            if (entry is not None and entry.verdict in EXCLUDED) or self._out_of_scope(mutant):
                 return "Ignored"
         return mutant.status
+
+    def outside(self, path: str | None = None) -> int:
+        """Mutants outside a third-party target (of one file, or of all)."""
+        return sum(1 for m in self.data.mutants
+                   if (path is None or m.path == path) and self._out_of_scope(m))
 
     def counts(self, path: str | None = None) -> dict[str, int]:
         """Stryker statuses after triage (of one file, or of all)."""
@@ -87,9 +99,13 @@ class Report:
         return _score(self.counts(path))
 
     def raw_score(self, path: str | None = None) -> float | None:
-        """Detected / mutants tested, every survivor counted (mutmut's own number)."""
-        sub = self.data if path is None else RunData({path: self.data.files[path]})
-        return sub.score()
+        """Detected / mutants tested, every survivor counted (mutmut's own number, less the
+        code outside a third-party target)."""
+        found = dict.fromkeys(STATUSES, 0)
+        for mutant in self.data.mutants:
+            if (path is None or mutant.path == path) and not self._out_of_scope(mutant):
+                found[mutant.status] += 1
+        return _score(found)
 
     @property
     def passed(self) -> bool:
@@ -150,6 +166,8 @@ def stryker(report: Report) -> dict[str, Any]:
 def _status_reason(report: Report, mutant: Mutant) -> str:
     if mutant.killed_by:
         return f"killed by {mutant.killed_by}: {mutant.kill_message}".rstrip(": ")
+    if report._out_of_scope(mutant):
+        return "not reached by the target(s): another function of the file"
     if mutant.status not in ("Survived", "NoCoverage"):
         return ""
     entry = report.entry(mutant)
@@ -185,10 +203,14 @@ def markdown(report: Report, *, max_diffs: int = 60) -> str:
               "| score | raw score |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for path, source_file in report.data.files.items():
         k = report.counts(path)
+        equivalent = k["Ignored"] - report.outside(path)
         lines.append(f"| `{report.data.display.get(path, path)}` | {len(source_file.mutants)} | "
-                     f"{k['Killed']} | {k['Timeout']} | {k['Survived']} | {k['Ignored']} | "
+                     f"{k['Killed']} | {k['Timeout']} | {k['Survived']} | {equivalent} | "
                      f"{k['NoCoverage']} | {_score_text(report.score(path), short=True)} | "
                      f"{_score_text(report.raw_score(path), short=True)} |")
+    kills = kills_by_invariant(report)
+    if kills:
+        lines += ["", "Kills by invariant: " + ", ".join(f"`{k}` {n}" for k, n in kills)]
     verdicts = report.verdict_counts()
     lines += ["", f"### Surviving mutants: {len(report.survivors)}"]
     if report.survivors:
@@ -202,7 +224,9 @@ def markdown(report: Report, *, max_diffs: int = 60) -> str:
             lines += _markdown_mutant(report, m, open_=True)
             lines += ["<details><summary>triage entry</summary>", "", "```toml",
                       suggested_entry(report, m).rstrip(), "```", "</details>", ""]
-    triaged = [m for m in report.survivors if report.entry(m) is not None]
+    order = {"hole": 0, "allowed": 1, "equivalent": 2}
+    triaged = sorted((m for m in report.survivors if report.entry(m) is not None),
+                     key=lambda m: order.get(getattr(report.entry(m), "verdict", ""), 3))
     if triaged:
         lines += ["", "<details><summary>Triaged survivors "
                   f"({len(triaged)})</summary>", ""]
@@ -240,6 +264,8 @@ def suggested_entry(report: Report, m: Mutant) -> str:
 
 def evidence_text(evidence: Mapping[str, Any]) -> str:
     """What contract.mutation.explain found, in one sentence for a triager."""
+    if "difference" not in evidence and not evidence.get("cases"):
+        return "no kill test reaches this code, so nothing was compared."
     if "difference" not in evidence:
         return (f"the original and the mutant gave the same chunks on all {evidence['cases']} "
                 "generated cases: probably equivalent.")
@@ -256,11 +282,23 @@ def summary_line(report: Report) -> str:
     """``1066 mutants: 990 killed, ...`` with the raw score, in one line."""
     c = report.counts()
     invalid = sum(c[s] for s in INVALID if s != "Ignored")
+    outside = sum(1 for m in report.data.mutants if report._out_of_scope(m))
     return (f"{len(report.data.mutants)} mutants: {c['Killed']} killed, {c['Timeout']} timed "
-            f"out, {c['Survived']} survived, {c['Ignored']} survived but triaged equivalent, "
-            f"{c['NoCoverage']} not covered" + (f", {invalid} not run" if invalid else "")
+            f"out, {c['Survived']} survived, {c['Ignored'] - outside} survived but triaged "
+            f"equivalent, {c['NoCoverage']} not covered"
+            + (f", {outside} outside the target" if outside else "")
+            + (f", {invalid} not run" if invalid else "")
             + f" (raw score, every survivor counted: "
             f"{_score_text(report.raw_score(), short=True)})")
+
+
+def kills_by_invariant(report: Report) -> list[tuple[str, int]]:
+    """How many killed mutants each invariant caught first, most first."""
+    found: dict[str, int] = {}
+    for mutant in report.data.mutants:
+        if mutant.killed_by:
+            found[mutant.killed_by] = found.get(mutant.killed_by, 0) + 1
+    return sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def rerun_note(report: Report) -> str:
@@ -306,12 +344,15 @@ def html_page(report: Report) -> str:
         rows.append(
             f"<tr><td><code>{_e(report.data.display.get(path, path))}</code></td>"
             f"<td>{len(source_file.mutants)}</td><td>{k['Killed']}</td><td>{k['Timeout']}</td>"
-            f"<td>{k['Survived']}</td><td>{k['Ignored']}</td><td>{k['NoCoverage']}</td>"
+            f"<td>{k['Survived']}</td><td>{k['Ignored'] - report.outside(path)}</td>"
+            f"<td>{k['NoCoverage']}</td>"
             f"<td>{_e(_score_text(report.score(path), short=True))}</td>"
             f"<td>{_e(_score_text(report.raw_score(path), short=True))}</td></tr>")
     survivors = []
-    for m in sorted(report.survivors, key=lambda m: (report.entry(m) is not None,
-                                                     report.display(m), m.start.line)):
+    rank = {"hole": 1, "allowed": 2, "equivalent": 3}
+    for m in sorted(report.survivors, key=lambda m: (
+            rank.get(getattr(report.entry(m), "verdict", ""), 0), report.display(m),
+            m.start.line)):
         entry = report.entry(m)
         verdict = (f'<span class="verdict {entry.verdict}">{_e(entry.verdict)}</span> '
                    f"{_e(entry.reason)}" if entry else
@@ -348,6 +389,8 @@ them apart) or <em>allowed</em> (SPEC permits both outputs); the raw score count
 <table><thead><tr><th>file</th><th>mutants</th><th>killed</th><th>timeout</th><th>survived</th>
 <th>equivalent</th><th>no coverage</th><th>score</th><th>raw score</th></tr></thead>
 <tbody>{''.join(rows)}</tbody></table>
+<p>{_e("Kills by invariant: " + ", ".join(f"{k} {n}" for k, n in kills_by_invariant(report)))
+    if kills_by_invariant(report) else ""}</p>
 <h2>Surviving mutants ({len(report.survivors)}{': ' + _e(verdicts) if verdicts else ''})</h2>
 {''.join(survivors) or '<p>None: the contract caught every mutant.</p>'}
 <h2>Sources</h2>

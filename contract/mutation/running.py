@@ -252,6 +252,7 @@ def _third_party(args: argparse.Namespace, budget: Budget) -> int:
         triage.load(args.baseline), title=", ".join(args.targets),
         config=_config(budget, None, list(args.targets)),
         fail_under=args.fail_under, require_triage=args.baseline is not None, notes=notes,
+        uncovered_out_of_scope=True,
     )
     if _explain(work, report, args.explain, args.report_only):
         report.data = results.load(work, [source], display={source: target.display})

@@ -74,6 +74,7 @@ def check(target: str, expected: frozenset[str] = frozenset(),
     from contract.runner import run
 
     budget = budget or current_budget()
+    stabilize_generation()
     plugin = load(target)
     phase = mutant_phase()
     if phase is not None:
@@ -321,6 +322,41 @@ def _record(hits: list[tuple[str, str | None]]) -> None:
         record_trampoline_hit(name, caller=caller)
 
 
+# ----------------------------------------------------------------------------- determinism
+
+
+def stabilize_generation() -> bool:
+    """Make the generated examples independent of which modules this process has imported.
+
+    Hypothesis (6.13x and later) mixes literal constants from the *source of every local module
+    loaded so far* into generation. Under mutmut that pool differs between processes and phases
+    (the mutated files hold every mutant's constants; the stats phase, a triaged run and a
+    --recheck run import different modules), so the same seed gave different examples and a
+    few verdicts flipped between runs. With the local pool empty, a mutant meets the same
+    examples in every run. Private Hypothesis API: if it moves, nothing is patched (False).
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover
+        return False
+    current = getattr(providers, "_get_local_constants", None)
+    if current is None or not hasattr(providers, "Constants"):
+        return False
+    if getattr(current, "_chunk_contract_stable", False):
+        return True
+    empty = providers.Constants()
+
+    def no_local_constants() -> Any:
+        return empty
+
+    no_local_constants._chunk_contract_stable = True  # type: ignore[attr-defined]
+    providers._get_local_constants = no_local_constants
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if cache is not None and hasattr(cache, "cache"):
+        cache.cache.clear()
+    return True
+
+
 # ----------------------------------------------------------------------------- pytest setup
 
 
@@ -334,6 +370,7 @@ def configure() -> None:
     settings.register_profile(PROFILE, derandomize=True, deadline=None, database=None,
                               suppress_health_check=list(HealthCheck), print_blob=False)
     settings.load_profile(PROFILE)
+    stabilize_generation()
     if phase == "mutant":
         cap_memory(PROCESS_MEMORY_MB)
 

@@ -107,6 +107,15 @@ CODES = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _restore_hypothesis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """suite.check() patches Hypothesis's constant pool process-wide (right under mutmut);
+    undo it here so the rest of the test session generates as usual."""
+    from hypothesis.internal.conjecture import providers
+
+    monkeypatch.setattr(providers, "_get_local_constants", providers._get_local_constants)
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     (tmp_path / "toy").mkdir()
@@ -264,6 +273,7 @@ def test_markdown_summary(tmp_path: Path, project: Path) -> None:
     assert "**Mutation score 50.0%** ❌" in text  # the equivalent survivor is left out
     assert "| `toy/chunker.py` | 5 | 1 | 1 | 1 | 1 | 1 | 50.0% | 40.0% |" in text
     assert "2 survivor(s) not triaged" in text and "```diff" in text
+    assert "Kills by invariant: `no_crash` 1" in text
 
 
 def test_the_gate(tmp_path: Path, project: Path) -> None:
@@ -434,3 +444,20 @@ def test_triage_survives_reformatting() -> None:
         "m.x_f__mutmut_1", "m.py", "f", "Survived", "survived", results.Position(1, 1),
         results.Position(1, 2), "", "", "x = a[b : c]", "x = a[b : c + 1]", "", "Other")
     assert entry.matches(mutant)
+
+
+def test_generation_does_not_depend_on_imported_modules() -> None:
+    from hypothesis.internal.conjecture import providers
+
+    assert suite.stabilize_generation() and suite.stabilize_generation()  # idempotent
+    assert len(providers._get_local_constants()) == 0
+
+
+def test_code_outside_a_third_party_target_is_out_of_scope(tmp_path: Path,
+                                                           project: Path) -> None:
+    report = _report(project, tmp_path, uncovered_out_of_scope=True)
+    uncovered = _by_number(report.data)["xǁChunkerǁsplit__mutmut_2"]
+    assert report.status(uncovered) == "Ignored" and uncovered not in report.survivors
+    assert "another function" in reports._status_reason(report, uncovered)
+    assert report.raw_score() == pytest.approx(100 * 2 / 4)
+    assert "1 outside the target" in reports.summary_line(report)
