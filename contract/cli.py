@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 
 from contract import registry, reproducers
 from contract.config_file import ConfigError
+from contract.database import DatabaseError, database_spec
 from contract.model import Config
 from contract.plugins import Plugin, TargetError, load
 from contract.profiles import ENV_VAR, PROFILES, ProfileError
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="where counterexamples are saved, and replayed first by the next run "
         "(default .chunk-contract/reproducers)",
     )
+    _database(run)
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     run.add_argument(
         "-n",
@@ -111,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--seed", type=int)
     _limits(matrix)
     matrix.add_argument("--json", metavar="DIR", help="write one JSON report per target here")
+    _database(matrix)
     listing = sub.add_parser("list", help="list the invariants (and adapters)")
     listing.add_argument("--adapters", action="store_true", help="list the registered plugins")
     return parser
@@ -118,6 +121,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _reports(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="PATH")
+
+
+def _database(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database",
+        metavar="SPEC",
+        default=None,
+        help="a shared example database, a folder or redis://HOST:PORT/N: counterexamples "
+        "saved there by any run are replayed first (default $CHUNK_CONTRACT_DATABASE)",
+    )
 
 
 def _limits(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
@@ -148,7 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "matrix": cmd_matrix,
         }
         return handler[args.command](args)
-    except (UsageError, TargetError, reproducers.ReproducerError, ConfigError, ProfileError) as exc:
+    except (UsageError, TargetError, reproducers.ReproducerError, ConfigError, ProfileError,
+            DatabaseError) as exc:
         print(f"chunk-contract: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyError as exc:  # unknown invariant ids from --only / --skip
@@ -182,6 +196,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         seed=args.seed,
         timeout=args.timeout,
         memory_mb=args.memory_mb,
+        example_database=database_spec(args),
     )
     results = []
     for plugin in plugins:

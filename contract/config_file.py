@@ -7,6 +7,7 @@
     timeout = 2.0
     skip = { ordered = "our chunker emits nested chunks" }
     reproducers = ".chunk-contract/reproducers"
+    database = "redis://localhost:6379/0"   # or a folder: counterexamples shared by all runs
 
     # per-target settings: an entry may be a table instead of a string
     [[tool.chunk-contract.target]]
@@ -15,10 +16,10 @@
 
 Keys may be written ``max-examples`` or ``max_examples``. ``skip`` is a table of invariant id to
 reason (the reason appears in every report where the invariant is skipped), or a list of ids.
-``only`` is a list of ids. File targets and ``reproducers`` are relative to the folder of the
-pyproject.toml, and that folder is put on ``sys.path`` for ``module:attr`` targets. A key this
-version does not know, a value of the wrong type or an unknown invariant id is a usage error
-(exit 2) naming the key: a typo never silently weakens a gate.
+``only`` is a list of ids. File targets, ``reproducers`` and a ``database`` folder are relative
+to the folder of the pyproject.toml, and that folder is put on ``sys.path`` for ``module:attr``
+targets. A key this version does not know, a value of the wrong type or an unknown invariant id
+is a usage error (exit 2) naming the key: a typo never silently weakens a gate.
 
 This module imports only the standard library at load time (the pytest plugin imports it).
 """
@@ -55,7 +56,7 @@ _BUDGETS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "shrink_seconds": ((int, float), "a positive number of seconds"),
     "max_length": (int, "a positive integer"),
 }
-_TOP_KEYS = {"targets", "target", "profile", "only", "skip", "reproducers", *_BUDGETS}
+_TOP_KEYS = {"targets", "target", "profile", "only", "skip", "reproducers", "database", *_BUDGETS}
 _ENTRY_KEYS = {"target", "only", "skip", *_BUDGETS}
 
 
@@ -80,6 +81,8 @@ class ProjectConfig:
     skip: Mapping[str, str] = field(default_factory=dict)
     budgets: Mapping[str, Any] = field(default_factory=dict)
     reproducers: Path | None = None
+    #: A shared example database (contract.database): a redis:// URL or a folder.
+    database: str | None = None
 
     @property
     def base(self) -> Path:
@@ -118,6 +121,8 @@ class ProjectConfig:
         values.update(given)
         if self.reproducers is not None:
             values.setdefault("reproducers", self.reproducers)
+        if self.database is not None:
+            values.setdefault("example_database", self.database)
         return profiles.build(profile, only=tuple(only), skip=skip, **values)
 
 
@@ -184,9 +189,20 @@ def parse(table: Any, path: Path) -> ProjectConfig:
         skip=_skips(table.get("skip", {}), where),
         budgets=_budgets(table, where),
         reproducers=(path.parent / reproducers) if reproducers is not None else None,
+        database=_database(table.get("database"), path, where),
     )
     _check_ids(config, where)
     return config
+
+
+def _database(value: Any, path: Path, where: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}: database must be a redis:// URL or a folder (a string)")
+    if "://" in value or value == ":memory:":
+        return value
+    return str(path.parent / value)
 
 
 def _snake(table: dict[str, Any], known: set[str], where: str) -> dict[str, Any]:

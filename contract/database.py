@@ -10,15 +10,26 @@ This is the contract's own database rather than Hypothesis's ``DirectoryBasedExa
 Hypothesis keys its entries by the test function and stores choice sequences, which change
 whenever a strategy changes; a reproducer stores the document and config themselves, so it
 survives upgrades and is readable by a person.
+
+A *shared* database (``run --database SPEC``) holds the same reproducers, as JSON values, in one
+of Hypothesis's own example databases, so that many processes, machines and CI jobs see each
+other's counterexamples: a folder (``DirectoryBasedExampleDatabase``, safe for concurrent
+writers) or Redis (``hypothesis.extra.redis.RedisExampleDatabase``). Unlike the folder, a
+shared entry that no longer fails is deleted, as Hypothesis does with its own entries.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract import reproducers
 from contract.model import Config
+
+if TYPE_CHECKING:
+    from hypothesis.database import ExampleDatabase
 
 #: At most this many reproducers of one target are replayed, the newest first.
 MAX_REPLAYED = 32
@@ -58,3 +69,100 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return 0.0
+
+
+# ----------------------------------------------------------------------------- shared
+
+
+class DatabaseError(Exception):
+    """A shared database that cannot be opened: a usage error, reported before anything runs."""
+
+
+#: Keys are this prefix, the plugin kind and the target: one set of reproducers per target.
+KEY_PREFIX = b"chunk-contract/v1:"
+#: Seconds to wait for a Redis server before giving up on it.
+REDIS_TIMEOUT = 5.0
+_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+class SharedDatabase:
+    """Reproducers kept in a Hypothesis ``ExampleDatabase``, keyed by target and kind."""
+
+    def __init__(self, backend: ExampleDatabase, spec: str) -> None:
+        self.backend = backend
+        self.spec = spec
+
+    def __repr__(self) -> str:
+        return f"SharedDatabase({self.spec!r})"
+
+    @staticmethod
+    def key(target: str, kind: str) -> bytes:
+        """The database key under which ``target``'s reproducers are kept."""
+        return KEY_PREFIX + f"{kind}:{target}".encode()
+
+    def fetch(self, target: str, kind: str) -> list[reproducers.Reproducer]:
+        """The readable reproducers of ``target``, smallest document first (at most 32)."""
+        found = []
+        for value in self.backend.fetch(self.key(target, kind)):
+            try:
+                saved = reproducers.parse(value, source=self.spec)
+            except reproducers.ReproducerError:
+                continue  # another version's entry, or not ours: leave it alone
+            if saved.target == target and saved.kind == kind:
+                found.append(saved)
+        found.sort(key=lambda r: (len(repr(r.document)), repr(r.document)))
+        return found[:MAX_REPLAYED]
+
+    def save(self, reproducer: reproducers.Reproducer) -> None:
+        """Add ``reproducer`` under its target's key."""
+        key = self.key(reproducer.target, reproducer.kind)
+        self.backend.save(key, reproducers.dumps(reproducer))
+
+    def delete(self, reproducers_: Iterable[reproducers.Reproducer]) -> None:
+        """Remove entries that no longer fail."""
+        for saved in reproducers_:
+            self.backend.delete(self.key(saved.target, saved.kind), reproducers.dumps(saved))
+
+
+#: The environment variable that names a shared database when ``--database`` is not given.
+ENV_VAR = "CHUNK_CONTRACT_DATABASE"
+
+
+def database_spec(args: Any) -> str | None:
+    """``--database``, else $CHUNK_CONTRACT_DATABASE, else None."""
+    return getattr(args, "database", None) or os.environ.get(ENV_VAR) or None
+
+
+def open_database(spec: str) -> SharedDatabase:
+    """The shared database named by ``spec``: a redis:// URL, ``:memory:``, or a folder."""
+    if not spec:
+        raise DatabaseError("--database needs a folder or a redis:// URL")
+    if spec.startswith(_REDIS_SCHEMES):
+        return SharedDatabase(_redis(spec), spec)
+    from hypothesis.database import DirectoryBasedExampleDatabase, InMemoryExampleDatabase
+
+    if spec == ":memory:":
+        return SharedDatabase(InMemoryExampleDatabase(), spec)
+    folder = Path(spec).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise DatabaseError(f"--database {spec}: not a folder (give a folder or a redis:// URL)")
+    return SharedDatabase(DirectoryBasedExampleDatabase(str(folder)), spec)
+
+
+def _redis(url: str) -> ExampleDatabase:
+    try:
+        import redis
+        from hypothesis.extra.redis import RedisExampleDatabase
+    except ImportError:
+        raise DatabaseError(
+            f"--database {url}: the Redis database needs the redis package "
+            "(pip install 'chunk-contract[redis]')"
+        ) from None
+    client = redis.Redis.from_url(
+        url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
+    )
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        raise DatabaseError(f"--database {url}: cannot reach the Redis server: {exc}") from None
+    return RedisExampleDatabase(client, key_prefix=b"")

@@ -7,6 +7,7 @@ degenerate config is ``config_validation``.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
@@ -89,7 +90,7 @@ def _cpu_seconds(plugin: Plugin, document: str, max_size: int, overlap: int) -> 
         normalise_chunks(plugin.split(document, max_size=max_size, overlap=overlap))
     except MemoryError:
         raise
-    except Exception:  # noqa: BLE001  (a failing plugin is no_crash's finding, not a timing)
+    except Exception:
         return None
     return time.process_time() - started
 
@@ -249,10 +250,9 @@ class Session:
             lf = document.replace("\r\n", "\n")
             if "\r\n" in lf:
                 return  # "\r\r\n": no LF version whose CRLF twin is this document
-            try:
+            # The twins' own failures are found when they are generated themselves.
+            with contextlib.suppress(PluginFailure, _Rejected):
                 case.twins = (self.call(lf.replace("\n", "\r\n"), config), self.call(lf, config))
-            except (PluginFailure, _Rejected):
-                pass  # the twins' own failures are found when they are generated themselves
 
     def _rerun(self, document: Any, config: Config) -> list[Chunk]:
         try:

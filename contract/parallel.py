@@ -2,26 +2,32 @@
 
 Each process runs the whole contract (explore, shrink, save reproducers) with its own share of
 the examples and its own seed, derived from the run's seed, so ``--seed`` still repeats a
-parallel run exactly. The merge keeps, for every invariant, ``violated`` if any process saw a
-violation (the counterexample with the smallest document wins), else ``passed`` if any process
-exercised it, else ``skipped``.
+parallel run exactly. The whole-run measurements (the ``scales_linearly`` probe, the fresh-
+interpreter rerun) are made once, by the first process. The merge keeps, for every invariant,
+``violated`` if any process saw a violation (the counterexample with the smallest document
+wins), else ``passed`` if any process exercised it, else ``skipped``.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import random
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import replace
 from multiprocessing import get_context
 from typing import Any
 
 from contract.plugins import Plugin, load
+from contract.registry import registry, select
 from contract.runner import (
+    Event,
     Finished,
     InvariantResult,
     Listener,
+    Progress,
     RunResult,
     RunSettings,
     Started,
@@ -29,6 +35,7 @@ from contract.runner import (
 )
 
 _PLUGIN: Plugin | None = None  # inherited by the forked processes
+_EVENTS: Any = None  # the jobs' progress, to the parent (a multiprocessing queue)
 
 
 def jobs_from(text: str) -> int:
@@ -41,34 +48,77 @@ def jobs_from(text: str) -> int:
     return value
 
 
-def _one(settings: RunSettings) -> RunResult:
+def _one(job: tuple[int, RunSettings]) -> RunResult:
     assert _PLUGIN is not None
-    return run(_PLUGIN, settings)
+    number, settings = job
+
+    def report(event: Event) -> None:
+        if isinstance(event, Progress) and _EVENTS is not None:
+            _EVENTS.put((number, event.examples, event.violated))
+
+    return run(_PLUGIN, settings, report)
 
 
 def run_parallel(
     target: str | Plugin | Any, settings: RunSettings, jobs: int, on_event: Listener | None = None
 ) -> RunResult:
     """Run the contract in ``jobs`` processes and merge the results."""
-    global _PLUGIN
+    global _PLUGIN, _EVENTS
     plugin = target if isinstance(target, Plugin) else load(target)
     if jobs <= 1:
         return run(plugin, settings, on_event)
     emit = on_event or (lambda event: None)
     base = settings.seed if settings.seed is not None else random.randrange(2**32)
     share = -(-settings.max_examples // jobs)
-    parts = [replace(settings, seed=(base + k) % 2**32, max_examples=share) for k in range(jobs)]
-    emit(Started(plugin.target, plugin.kind, (), base, share * jobs))
+    parts = [
+        (k, replace(settings, seed=(base + k) % 2**32, max_examples=share, measure=k == 0))
+        for k in range(jobs)
+    ]
+    rules = registry()
+    active = tuple(
+        i
+        for i in select(settings.only, settings.skip)
+        if rules[i].applies_to(plugin.kind, plugin.declarations.promises)
+    )
+    emit(Started(plugin.target, plugin.kind, active, base, share * jobs))
     started = time.monotonic()
-    _PLUGIN = plugin
+    context = get_context("fork")
+    _PLUGIN, _EVENTS = plugin, context.Queue()
     try:
-        with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
-            results = list(pool.map(_one, parts))
+        with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+            pending = pool.map(_one, parts)
+            results = _forward_progress(pool, pending, _EVENTS, share * jobs, emit)
     finally:
-        _PLUGIN = None
+        _PLUGIN, _EVENTS = None, None
     merged = merge(results, seed=base, elapsed=time.monotonic() - started, settings=settings)
     emit(Finished(merged))
     return merged
+
+
+def _forward_progress(
+    pool: ProcessPoolExecutor,
+    pending: Iterator[RunResult],
+    events: Any,
+    total: int,
+    emit: Listener,
+) -> list[RunResult]:
+    """Collect the jobs' results, emitting their summed progress meanwhile."""
+    done: list[RunResult] = []
+    counts: dict[int, int] = {}
+    violated: dict[str, None] = {}
+    waiter = ThreadPoolExecutor(1)
+    future = waiter.submit(list, pending)
+    while not future.done():
+        try:
+            number, examples, found = events.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        counts[number] = examples
+        violated.update(dict.fromkeys(found))
+        emit(Progress(sum(counts.values()), total, tuple(violated)))
+    done = future.result()
+    waiter.shutdown()
+    return done
 
 
 def merge(

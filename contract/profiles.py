@@ -115,6 +115,7 @@ FIELDS = (
     "reproducers",
     "derandomize",
     "database",
+    "example_database",
 )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from contract import config_file, profiles
 from contract.config_file import ConfigError, ProjectConfig
+from contract.database import database_spec, open_database
 from contract.plugins import Plugin
 
 
@@ -32,6 +33,7 @@ def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "only": tuple(args.only),
         "skip": tuple(args.skip),
         "reproducers": Path(args.reproducers) if args.reproducers else None,
+        "example_database": database_spec(args),
     }
 
 
@@ -58,6 +60,8 @@ def plan(
     for entry in entries:
         plugin = config_file.load_target(entry.target, base)
         settings = project.settings(entry, profile, overrides=overrides)
+        if settings.example_database:
+            open_database(settings.example_database)  # a bad spec is a usage error, up front
         jobs.append((plugin, settings, project.skip_reasons(entry)))
     return jobs
 

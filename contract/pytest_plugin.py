@@ -13,12 +13,19 @@ Options: ``--chunk-contract TARGET`` (repeatable), ``--chunk-contract-declared``
 ``--chunk-contract-skip ID,...``. The items carry the ``chunk_contract`` marker
 (``-m chunk_contract`` runs only them). Relative targets are taken from pytest's rootdir.
 
+Under pytest-xdist (``pytest -n auto``) a target's items form one ``xdist_group`` and, unless
+``--dist`` is given, the plugin schedules by group (``--dist loadgroup``): each target
+runs once, on one worker, and the targets run side by side on every core. A random run's seed is
+shared by all workers (``contract.testing.for_this_session``), so verdicts never depend on which
+worker ran an item.
+
 Loading this plugin imports only the standard library, pytest and contract.profiles; Hypothesis
 and the rest of the contract are imported when a target is collected.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +104,43 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{MARKER}: a chunk-contract invariant of one chunker")
+    # pytest-xdist registers it too; without xdist, --strict-markers must still accept it.
+    config.addinivalue_line("markers", "xdist_group(name): tests that run on one xdist worker")
+    _group_by_target(config)
+
+
+def _group_by_target(config: pytest.Config) -> None:
+    """``-n N`` without ``--dist``: schedule by xdist group, so each target runs on one worker.
+
+    xdist's implied ``load`` distribution would spread one target's items over the workers and
+    each worker would run that target's contract again. ``loadgroup`` keeps them together and
+    spreads ungrouped tests one by one, as ``load`` does. An explicit ``--dist`` is kept.
+    Workers re-read the command line, so they learn it from their ``workerinput``.
+    """
+    if getattr(config, "workerinput", {}).get(_LOADGROUP):
+        config.option.loadgroup = True  # xdist's worker then tags items with their group
+        return
+    wanted = config.getoption("chunk_contract_targets", None) or config.getoption(
+        "chunk_contract_declared", None
+    )
+    if not wanted or hasattr(config, "workerinput") or config.getoption("dist", None) != "load":
+        return
+    given = [*config.invocation_params.args, *config.getini("addopts")]
+    given += os.environ.get("PYTEST_ADDOPTS", "").split()
+    if not any(a == "-d" or a == "--dist" or a.startswith("--dist=") for a in given):
+        config.option.dist = "loadgroup"
+        config.stash[_GROUPED] = True
+
+
+_LOADGROUP = "chunk_contract_loadgroup"
+_GROUPED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Tell each xdist worker that this plugin switched the run to ``loadgroup``."""
+    if node.config.stash.get(_GROUPED, False):
+        node.workerinput[_LOADGROUP] = True
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect, so they apply to these items too
@@ -133,7 +177,9 @@ def pytest_collection_modifyitems(
     for target in dict.fromkeys(targets):
         plugin = testing.resolve(target, base)
         entry = project.entry(target)
-        settings = project.settings(entry, profile, overrides=overrides)
+        settings = testing.for_this_session(
+            project.settings(entry, profile, overrides=overrides), config
+        )
         collector = ContractTarget.from_parent(
             session,
             name=f"{PREFIX}::{target}",
@@ -147,6 +193,8 @@ def pytest_collection_modifyitems(
         config.hook.pytest_collectreport(
             report=pytest.CollectReport(collector.nodeid, "passed", None, list(collected))
         )
+        for item in collected:
+            item.add_marker(testing.xdist_group(target))
         items.extend(collected)
 
 
@@ -195,7 +243,9 @@ class ContractItem(pytest.Item):
 
         target = self.parent
         assert isinstance(target, ContractTarget)
-        settle(result_for(target.plugin, target.settings, target.reasons), self.name)
+        result = result_for(target.plugin, target.settings, target.reasons)
+        self.user_properties.append(("chunk_contract_seed", result.seed))  # JUnit <property>
+        settle(result, self.name)
 
     def reportinfo(self) -> tuple[Any, int, str]:
         target = self.parent

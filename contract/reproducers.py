@@ -87,8 +87,23 @@ def save(reproducer: Reproducer, folder: Path) -> Path:
 def load(path: str | Path) -> Reproducer:
     """Read a reproducer file, checking its format and version."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ReproducerError(f"{path}: cannot read reproducer: {exc}") from None
+    return parse(text, source=str(path))
+
+
+def dumps(reproducer: Reproducer) -> bytes:
+    """The reproducer as compact UTF-8 JSON (one value of a shared example database)."""
+    return json.dumps(reproducer.as_json(), separators=(",", ":")).encode("ascii")
+
+
+def parse(text: str | bytes, *, source: str = "<reproducer>") -> Reproducer:
+    """A reproducer from its JSON text, checking its format and version."""
+    path = source
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
         raise ReproducerError(f"{path}: cannot read reproducer: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReproducerError(f"{path}: not a chunk-contract reproducer (no format {FORMAT!r})")

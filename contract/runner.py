@@ -49,6 +49,12 @@ class RunSettings:
     #: A folder of reproducer files: those of this target are replayed before exploring
     #: (contract.database). None: no replay.
     database: Path | None = None
+    #: A shared example database (contract.database.open_database): a folder or a redis://
+    #: URL. Its reproducers of this target are replayed first, and every finding is added.
+    example_database: str | None = None
+    #: Run the whole-run measurements (the scales_linearly probe, the fresh-interpreter rerun
+    #: of ``deterministic``). A parallel run does them in one of its processes only.
+    measure: bool = True
 
     def __post_init__(self) -> None:
         if self.max_examples < 1:
@@ -162,6 +168,7 @@ def run(
     chosen = select(config.only, config.skip)
     the_seed = _seed_for(plugin, config)
     started = time.monotonic()
+    shared = database.open_database(config.example_database) if config.example_database else None
     with Session(
         plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen
     ) as session:
@@ -169,10 +176,12 @@ def run(
         emit(Started(plugin.target, plugin.kind, active, the_seed, config.max_examples))
         strategy = cases_for(plugin, config)
         known = database.known_failures(config.database, plugin.target, plugin.kind)
+        from_shared = shared.fetch(plugin.target, plugin.kind) if shared else []
+        known += [(saved.document, saved.config) for saved in from_shared]
         explored = _explore(session, strategy, config, the_seed, emit, known)
-        if "scales_linearly" in active:
+        if "scales_linearly" in active and config.measure:
             _measure_scaling(session, explored, emit)
-        if "deterministic" in active and "deterministic" not in explored.first:
+        if config.measure and "deterministic" in active and "deterministic" not in explored.first:
             _fresh_interpreter(plugin, session, explored)
         examples = explored.examples
         findings = {
@@ -183,7 +192,9 @@ def run(
     for rule in explored.unshrunk:
         findings[rule] = _counterexample(rule, explored.first[rule], shrunk=False)
     for found in findings.values():
-        _save(plugin, config, the_seed, found)
+        _save(plugin, config, the_seed, found, shared)
+    if shared:
+        shared.delete(_fixed_since(from_shared, explored, active))
     results = _verdicts(plugin, chosen, active, examples, explored.exercised, findings)
     result = RunResult(
         plugin.target, plugin.kind, the_seed, examples, results, time.monotonic() - started, config
@@ -421,25 +432,47 @@ def _counterexample(rule: str, seen: Observation, *, shrunk: bool) -> Counterexa
     )
 
 
-def _save(plugin: Plugin, config: RunSettings, the_seed: int, found: Counterexample) -> None:
-    if config.reproducers is None:
-        return
-    path = reproducers.save(
-        reproducers.Reproducer(
-            target=plugin.target,
-            invariant=found.invariant,
-            document=found.document,
-            config=found.config,
-            message=found.message,
-            kind=plugin.kind,
-            timeout=config.timeout,
-            memory_mb=config.memory_mb,
-            chunks=found.chunks,
-            seed=the_seed,
-        ),
-        config.reproducers,
+def _save(
+    plugin: Plugin,
+    config: RunSettings,
+    the_seed: int,
+    found: Counterexample,
+    shared: database.SharedDatabase | None,
+) -> None:
+    saved = reproducers.Reproducer(
+        target=plugin.target,
+        invariant=found.invariant,
+        document=found.document,
+        config=found.config,
+        message=found.message,
+        kind=plugin.kind,
+        timeout=config.timeout,
+        memory_mb=config.memory_mb,
+        chunks=found.chunks,
+        seed=the_seed,
     )
-    found.reproducer = str(path)
+    if shared is not None and found.invariant not in _NOT_REPLAYABLE:
+        shared.save(saved)
+    if config.reproducers is not None:
+        found.reproducer = str(reproducers.save(saved, config.reproducers))
+
+
+#: Findings of whole-run measurements: one call on the saved input does not show them again.
+_NOT_REPLAYABLE = ("scales_linearly", "deterministic")
+
+
+def _fixed_since(
+    saved: list[reproducers.Reproducer], explored: _Explored, active: tuple[str, ...]
+) -> list[reproducers.Reproducer]:
+    """The shared reproducers whose invariant was checked again and now holds."""
+    fixed = []
+    for item in saved:
+        if item.invariant not in active or item.invariant in _NOT_REPLAYABLE:
+            continue
+        seen = explored.seen.get(_key((item.document, item.config)))
+        if seen is None or not seen.of(item.invariant):
+            fixed.append(item)
+    return fixed
 
 
 def _verdicts(

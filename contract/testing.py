@@ -26,6 +26,7 @@ The same helpers back the pytest plugin (contract.pytest_plugin). ``contract.pyt
 from __future__ import annotations
 
 import sys
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import FrameType, SimpleNamespace
@@ -40,7 +41,15 @@ from contract.plugins import Plugin, from_object
 if TYPE_CHECKING:
     from contract.runner import InvariantResult, RunResult, RunSettings
 
-__all__ = ["applicable_ids", "contract_tests", "failure_text", "result_for", "settle"]
+__all__ = [
+    "applicable_ids",
+    "contract_tests",
+    "failure_text",
+    "for_this_session",
+    "result_for",
+    "settle",
+    "xdist_group",
+]
 
 #: (target, settings, reasons) -> the finished run, or what stopped it.
 _RESULTS: dict[tuple[str, RunSettings, tuple[tuple[str, str], ...]], RunResult | BaseException] = {}
@@ -75,6 +84,27 @@ def result_for(
     if isinstance(found, BaseException):
         raise found
     return found
+
+
+def xdist_group(target: str) -> pytest.MarkDecorator:
+    """The pytest-xdist group of a target's tests: one worker runs the contract for all of them."""
+    return pytest.mark.xdist_group(name=f"chunk-contract:{target}")  # no "::": nodeids stay
+    # splittable (xdist appends "@GROUP" to the nodeid of a grouped test)
+
+
+def for_this_session(settings: RunSettings, config: pytest.Config) -> RunSettings:
+    """Under pytest-xdist, a seedless random run gets the seed every worker of the session shares.
+
+    Each xdist worker is its own process; without this, two workers running tests of the same
+    target would draw different random seeds and could disagree on its verdicts. The seed comes
+    from xdist's test-run id, so it still changes from one pytest session to the next.
+    """
+    run_id = getattr(config, "workerinput", {}).get("testrunuid")
+    if run_id is None or settings.seed is not None or settings.derandomize:
+        return settings
+    from dataclasses import replace
+
+    return replace(settings, seed=zlib.crc32(f"chunk-contract:{run_id}".encode()))
 
 
 def failure_text(result: RunResult, item: InvariantResult) -> str:
@@ -182,6 +212,7 @@ def contract_tests(
         "reproducers": Path(reproducers) if reproducers is not None else None,
     }
 
+    @xdist_group(plugin.target)
     @pytest.mark.parametrize("invariant", applicable_ids(plugin))
     def test_contract(invariant: str, request: pytest.FixtureRequest) -> None:
         option = request.config.getoption
@@ -192,6 +223,7 @@ def contract_tests(
         }
         overrides = {**flags, **{k: v for k, v in explicit.items() if v is not None}}
         settings = project.settings(entry, chosen, overrides=overrides)
+        settings = for_this_session(settings, request.config)
         settle(result_for(plugin, settings, project.skip_reasons(entry)), invariant)
 
     test_contract.__doc__ = f"chunk-contract invariants of {plugin.target}"

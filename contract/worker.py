@@ -3,9 +3,10 @@
 One child serves many calls over a `multiprocessing` pipe (about 25-40 µs a call measured; a new
 process per call would cost milliseconds). The parent enforces a wall-clock timeout from outside
 (SIGKILL, so a hang in C code or inside ``except BaseException: pass`` is still stopped), the
-child caps its own address space (RLIMIT_AS), and a child that dies (signal, ``os.abort()``, segfault,
-``os._exit``) is reported with what it printed last. After a timeout, crash or memory failure the
-child is restarted lazily on the next call. Nothing the plugin does can hang or kill the parent.
+child caps its own address space (RLIMIT_AS), and a child that dies (signal, ``os.abort()``,
+segfault, ``os._exit``) is reported with what it printed last. After a timeout, crash or memory
+failure the child is restarted lazily on the next call. Nothing the plugin does can hang or kill
+the parent.
 
 Unix only (it needs ``os.fork``). A Worker is not thread-safe. On Linux the child gets
 ``PR_SET_PDEATHSIG=SIGKILL``, which fires when the *thread* that started it exits: start and use
@@ -432,10 +433,8 @@ def _unreadable_reply(exc: Exception, started: float) -> Outcome:
 
 def _close_quietly(fd: int) -> None:
     """Closes `fd`, ignoring an already closed one."""
-    try:
+    with contextlib.suppress(OSError):
         os.close(fd)
-    except OSError:
-        pass
 
 
 @functools.cache

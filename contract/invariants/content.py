@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from contract.model import (
     Case,
@@ -29,15 +30,27 @@ def non_empty(case: Case) -> Iterator[Violation]:
 def span_fidelity(case: Case) -> Iterator[Violation]:
     """Each chunk's text equals the document slice it claims (offsets, byte offsets, placement)."""
     doc = case.document
+    text = doc.text
     for chunk in case.chunks:
-        if chunk.bare or not chunk.has_offsets:
-            if chunk.text and chunk.text not in doc.text:
+        start, end, sb, eb = chunk.start, chunk.end, chunk.start_byte, chunk.end_byte
+        if chunk.bare or (start is None and end is None and sb is None and eb is None):
+            if chunk.text and chunk.text not in text:
                 yield _violation(chunk, f"{escape(chunk.text)} occurs nowhere in the document")
             continue
-        if chunk.start is not None or chunk.end is not None:
+        # Fast paths (in-place comparisons, no generator) for the faithful common case.
+        if (start is not None or end is not None) and not (
+            start is not None and end is not None and _holds(text, chunk.text, start, end)
+        ):
             yield from _check_chars(case, chunk)
-        if chunk.start_byte is not None or chunk.end_byte is not None:
+        if (sb is not None or eb is not None) and not (
+            sb is not None and eb is not None and _holds(doc.data, chunk.utf8, sb, eb)
+        ):
             yield from _check_bytes(case, chunk)
+
+
+def _holds(whole: Any, part: Any, start: int, end: int) -> bool:
+    """Whether ``whole[start:end] == part``, compared in place."""
+    return start >= 0 and end - start == len(part) and whole.startswith(part, start)
 
 
 def _check_chars(case: Case, chunk: Chunk) -> Iterator[Violation]:
@@ -46,7 +59,8 @@ def _check_chars(case: Case, chunk: Chunk) -> Iterator[Violation]:
         yield _violation(chunk, f"reports start={start} end={end}; both or neither are allowed")
     elif not 0 <= start <= end <= size:
         yield _violation(chunk, f"span [{start}:{end}) is not inside the document [0:{size})")
-    elif case.document.text[start:end] != chunk.text:
+    elif end - start != len(chunk.text) or not case.document.text.startswith(chunk.text, start):
+        # startswith compares in place: no copy of the slice for the common, faithful case
         held = case.document.text[start:end]
         yield _violation(chunk, _mismatch(chunk.text, held, f"[{start}:{end})"))
 
@@ -59,7 +73,7 @@ def _check_bytes(case: Case, chunk: Chunk) -> Iterator[Violation]:
         )
     elif not 0 <= sb <= eb <= size:
         yield _violation(chunk, f"byte span [{sb}:{eb}) is not inside the document's {size} bytes")
-    else:
+    elif eb - sb != len(chunk.utf8) or not case.document.data.startswith(chunk.utf8, sb):
         held = _decode(case.document.data[sb:eb])
         if held is None:
             lossy = case.document.data[sb:eb].decode("utf-8", "replace")

@@ -17,8 +17,15 @@ def line_citations(case: Case) -> Iterator[Violation]:
     if not cited:
         return
     if case.all_spanned:
-        for chunk in cited:
-            yield from _check_span(case.document, chunk, case.offset_spans[chunk.index])
+        doc = case.document
+        spans = [case.offset_spans[c.index] for c in cited]
+        checked = [
+            (c, s) for c, s in zip(cited, spans) if s is not None and 0 <= s[0] < s[1] <= len(doc)
+        ]
+        lines = doc.lines_of([edge for _, s in checked for edge in (s[0], s[1] - 1)])
+        for k, (chunk, span) in enumerate(checked):
+            if not _matches(chunk, lines[2 * k], lines[2 * k + 1]):
+                yield _wrong_lines(chunk, span, lines[2 * k], lines[2 * k + 1])
     else:
         yield from _check_placed(case)
 
@@ -27,24 +34,21 @@ def _lines(doc: Document, span: Span) -> tuple[int, int]:
     return doc.line_of(span[0]), doc.line_of(span[1] - 1)
 
 
-def _check_span(doc: Document, chunk: Chunk, span: Span | None) -> Iterator[Violation]:
-    if span is None or not 0 <= span[0] < span[1] <= len(doc):
-        return  # empty or impossible spans are non_empty's and span_fidelity's findings
-    first, last = _lines(doc, span)
-    if not _matches(chunk, first, last):
-        yield Violation(
-            "line_citations",
-            f"{describe_chunk(chunk, span)} cites lines {_cite(chunk)}; its first and last "
-            f"characters are on lines {first}-{last}",
-            (chunk.index,),
-        )
+def _wrong_lines(chunk: Chunk, span: Span, first: int, last: int) -> Violation:
+    """Empty or impossible spans are left out: they are non_empty's and span_fidelity's."""
+    return Violation(
+        "line_citations",
+        f"{describe_chunk(chunk, span)} cites lines {_cite(chunk)}; its first and last "
+        f"characters are on lines {first}-{last}",
+        (chunk.index,),
+    )
 
 
 def _matches(chunk: Chunk, first: int, last: int) -> bool:
     """Whether the reported citations (a missing one is not reported) are ``first``/``last``."""
-    return all(
-        cited is None or cited == actual
-        for cited, actual in ((chunk.line_start, first), (chunk.line_end, last))
+    cited_first, cited_last = chunk.line_start, chunk.line_end
+    return (cited_first is None or cited_first == first) and (
+        cited_last is None or cited_last == last
     )
 
 

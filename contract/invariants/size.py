@@ -20,7 +20,7 @@ def cap_respected(case: Case) -> Iterator[Violation]:
     """Every leaf chunk's size in the plugin's unit is at most max_size, unless indivisible."""
     cap = case.config.max_size
     for chunk in case.leaves():
-        size = case.size(chunk.text)
+        size = case.chunk_size(chunk)
         if size > cap and not _indivisible(case, chunk):
             yield Violation(
                 "cap_respected",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator
 
 import regex
@@ -14,6 +15,8 @@ from contract.registry import invariant
 
 _SUSPECT = regex.compile("[\ud800-\udfff\ufffd]")
 _GRAPHEME = regex.compile(r"\X")
+#: A surrogate as ``surrogatepass`` encodes it: ED A0-BF xx.
+_SURROGATE_UTF8 = re.compile(rb"\xed[\xa0-\xbf]")
 #: How far back a boundary test looks for a line break (always a cluster boundary).
 _WINDOW = 256
 
@@ -21,9 +24,18 @@ _WINDOW = 256
 @invariant("codepoint_integrity")
 def codepoint_integrity(case: Case) -> Iterator[Violation]:
     """No lone surrogate or U+FFFD the document does not hold there; byte offsets on boundaries."""
+    doc = case.document
+    data, size = doc.data, len(doc.data)
     for chunk, span in zip(case.chunks, case.offset_spans):
-        yield from _byte_boundaries(case.document, chunk)
-        yield from _suspects(case, chunk, span)
+        # Inlined for speed: a byte offset inside the document that lands on a continuation
+        # byte (10xxxxxx) cuts a character; offsets outside it are span_fidelity's finding.
+        sb, eb = chunk.start_byte, chunk.end_byte
+        if (sb is not None and 0 <= sb < size and data[sb] & 0xC0 == 0x80) or (
+            eb is not None and 0 <= eb < size and data[eb] & 0xC0 == 0x80
+        ):
+            yield from _byte_boundaries(doc, chunk)
+        if not _clean(chunk):
+            yield from _suspects(case, chunk, span)
 
 
 def _byte_boundaries(doc: Document, chunk: Chunk) -> Iterator[Violation]:
@@ -43,6 +55,14 @@ def _char_start(doc: Document, offset: int) -> int:
     while offset > 0 and not doc.is_byte_boundary(offset):
         offset -= 1
     return offset
+
+
+def _clean(chunk: Chunk) -> bool:
+    """No U+FFFD and no lone surrogate (a C-speed test; the regex runs only if this fails)."""
+    text = chunk.text
+    if "\ufffd" in text:
+        return False
+    return text.isascii() or _SURROGATE_UTF8.search(chunk.utf8) is None
 
 
 def _suspects(case: Case, chunk: Chunk, span: Span | None) -> Iterator[Violation]:

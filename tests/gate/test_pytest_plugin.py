@@ -23,6 +23,7 @@ def outcomes(junit: Path) -> dict[str, dict[str, str]]:
             if case.find(tag) is not None:
                 outcome = {"failure": "failed", "error": "error", "skipped": "skipped"}[tag]
         name, classname = case.get("name", ""), case.get("classname", "")
+        name = name.split("@")[0]  # xdist's loadgroup appends "@GROUP"
         api = re.fullmatch(r"test_contract\[(\w+)\]", name)
         if classname.startswith("chunk-contract"):
             out["plugin"][name] = outcome
@@ -146,8 +147,10 @@ def test_contract_tests_accepts_a_plugin_object(tmp_path: Path) -> None:
         skip={"ordered": "not this time"},
         reproducers=tmp_path,
     )
-    (mark,) = test.pytestmark  # type: ignore[attr-defined]
-    assert mark.name == "parametrize" and mark.args[0] == "invariant"
+    marks = {m.name: m for m in test.pytestmark}  # type: ignore[attr-defined]
+    assert set(marks) == {"parametrize", "xdist_group"}
+    mark = marks["parametrize"]
+    assert mark.args[0] == "invariant"
     assert "cap_respected" in mark.args[1] and "tight_range" not in mark.args[1]
     request = SimpleNamespace(config=SimpleNamespace(getoption=lambda name, default=None: default))
     test("cap_respected", request)  # passes
@@ -155,3 +158,48 @@ def test_contract_tests_accepts_a_plugin_object(tmp_path: Path) -> None:
         test("no_lost_text", request)  # not in only=
     with pytest.raises(pytest.UsageError, match="unknown invariant"):
         contract_tests(plugins.windows, skip=["ordred"])
+
+
+def _workers(stdout: str) -> dict[str, set[str]]:
+    """``-v`` output under xdist -> {target: the workers that ran its items}."""
+    found: dict[str, set[str]] = {}
+    for worker, nodeid in re.findall(r"\[(gw\d+)\](?: \[ *\d+%\])? \w+ (chunk-contract::\S+)", stdout):
+        target = nodeid.split("@")[0].split("::")[1]
+        found.setdefault(target, set()).add(worker)
+    return found
+
+
+def test_xdist_runs_each_target_once_with_the_serial_verdicts(sample: Path) -> None:
+    """``pytest -n 2``: same outcomes as the serial run; a target's items share one worker."""
+    windows = f"{ROOT / 'tests' / 'gate' / 'plugins.py'}:windows"
+    common = ("--chunk-contract", windows, "--chunk-contract-max-examples", "40",
+              "--chunk-contract-skip", "scales_linearly")
+    serial = run_in(sample, *PLUGIN, *common, "--junitxml=serial.xml")
+    assert serial.returncode == 1, serial.stdout + serial.stderr
+    parallel = run_in(sample, *PLUGIN, "-p", "xdist.plugin", "-n", "2", "-v", *common,
+                      "--junitxml=parallel.xml")
+    assert parallel.returncode == 1, parallel.stdout + parallel.stderr
+    assert outcomes(sample / "parallel.xml") == outcomes(sample / "serial.xml")
+    workers = _workers(parallel.stdout)
+    assert set(workers) == {"chunker.py:split", windows}, parallel.stdout
+    assert all(len(ran_on) == 1 for ran_on in workers.values()), workers
+
+
+def test_xdist_workers_share_a_random_seed(sample: Path) -> None:
+    """With ``--dist load`` forced, a target's items spread, yet every worker uses one seed."""
+    target = f"{ROOT / 'tests' / 'gate' / 'plugins.py'}:windows"
+    done = run_in(sample, *PLUGIN, "-p", "xdist.plugin", "-n", "2", "--dist", "load", "-v",
+                  "-m", "chunk_contract", "--chunk-contract", target,
+                  "--chunk-contract-profile", "dev",  # random seed (the sample's "ci" fixes it)
+                  "--chunk-contract-max-examples", "20", "--chunk-contract-skip", "scales_linearly",
+                  "--junitxml=load.xml")
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    assert len(_workers(done.stdout)[target]) == 2, "items of one target on both workers"
+    seeds = {
+        prop.get("value")
+        for case in ET.parse(sample / "load.xml").getroot().iter("testcase")
+        if "plugins.py:windows" in case.get("classname", "")
+        for prop in case.iter("property")
+        if prop.get("name") == "chunk_contract_seed"
+    }
+    assert len(seeds) == 1, seeds  # random, yet the same on both workers
