@@ -44,6 +44,20 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session
+def campaign(session: nox.Session) -> None:
+    """A HypoFuzz campaign: ``nox -s campaign -- TARGET [--seconds N] [-n N] [--database SPEC]``.
+
+    Fuzzes TARGET's property test (contract.campaign) with HypoFuzz for ``--seconds`` (default
+    600) on every core, then lists what it found as reproducers and fails if it found anything.
+    Machines that pass the same ``--database redis://HOST:PORT/N`` fuzz as one campaign.
+    """
+    if not session.posargs or session.posargs[0].startswith("-"):
+        session.error("give a target: nox -s campaign -- path/to/chunker.py:split [--seconds N]")
+    session.install("-e", ".[campaign]")
+    session.run("python", "-m", "contract.campaign_driver", *session.posargs)
+
+
+@nox.session
 def fuzz(session: nox.Session) -> None:
     """Coverage-guided fuzzing with atheris: ``nox -s fuzz -- [TARGET] [--seconds N] [flags]``.
 

@@ -83,17 +83,17 @@ def measure(worker: Worker, family: str, *, timeout: float, config: Config = CON
     """Time one family at every size (doubling on while the time is under FLOOR, up to
     EXTRA more sizes); None if the plugin failed on it."""
     make = FAMILIES[family]
-    planned, seconds = list(sizes), []
+    planned, seconds = list(sizes), list[float | None]()
     while len(seconds) < len(planned):
         taken = _time(worker, make(planned[len(seconds)]), config, timeout)
-        if taken == "failed":
+        if isinstance(taken, str):  # "failed"
             return None
         seconds.append(taken)
         if taken is None:
             break
         if len(seconds) == len(planned) and taken < FLOOR and len(planned) < len(sizes) + EXTRA:
             planned.append(planned[-1] * 2)
-    return Timing(family, tuple(planned[: len(seconds)]), tuple(seconds), timeout)  # type: ignore[arg-type]
+    return Timing(family, tuple(planned[: len(seconds)]), tuple(seconds), timeout)
 
 
 def probe(

@@ -163,7 +163,8 @@ def test_contract_tests_accepts_a_plugin_object(tmp_path: Path) -> None:
 def _workers(stdout: str) -> dict[str, set[str]]:
     """``-v`` output under xdist -> {target: the workers that ran its items}."""
     found: dict[str, set[str]] = {}
-    for worker, nodeid in re.findall(r"\[(gw\d+)\](?: \[ *\d+%\])? \w+ (chunk-contract::\S+)", stdout):
+    line = r"\[(gw\d+)\](?: \[ *\d+%\])? \w+ (chunk-contract::\S+)"  # "[gw0] [ 3%] PASSED id"
+    for worker, nodeid in re.findall(line, stdout):
         target = nodeid.split("@")[0].split("::")[1]
         found.setdefault(target, set()).add(worker)
     return found

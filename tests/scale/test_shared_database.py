@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TARGET = "tests/scale/rare_bugs.py:split"
 
 
-def _saved(document: str, invariant: str = "no_crash", target: str = TARGET) -> reproducers.Reproducer:
+def _saved(
+    document: str, invariant: str = "no_crash", target: str = TARGET
+) -> reproducers.Reproducer:
     return reproducers.Reproducer(target, invariant, document, Config(5, 1), "boom")
 
 

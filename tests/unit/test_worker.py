@@ -54,7 +54,7 @@ def raise_plugin_error(_request: Any) -> None:
 def hang_swallowing_everything(_request: Any) -> None:
     print("entering the loop", flush=True)
     while True:
-        try:
+        try:  # noqa: SIM105 - the point: a loop that swallows even SIGTERM
             time.sleep(0.01)
         except BaseException:
             pass
@@ -382,7 +382,7 @@ def test_child_dies_with_its_parent(tmp_path: Path) -> None:
     ],
 )
 def test_bad_constructor_arguments_raise_value_error(kwargs: dict[str, Any]) -> None:
-    with pytest.raises(ValueError, match="timeout|memory_mb"):
+    with pytest.raises(ValueError, match=r"timeout|memory_mb"):
         Worker(echo, **kwargs)
 
 
