@@ -32,6 +32,8 @@ SPEC_IDS = (
     "tight_range",
     "cells_covered",
 )
+#: Invariants beyond SPEC §5 (all opt-in), listed after the SPEC's in reports.
+EXTENSION_IDS = ("section_path",)
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ def registry() -> dict[str, Invariant]:
     """All registered invariants, SPEC ids first in SPEC order, then any extensions."""
     import contract.invariants  # noqa: F401  (registers the built-in rules)
 
-    order = {name: i for i, name in enumerate(SPEC_IDS)}
+    order = {name: i for i, name in enumerate((*SPEC_IDS, *EXTENSION_IDS))}
     return dict(sorted(_REGISTRY.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
 
 

@@ -108,4 +108,4 @@ def split(document: str, *, max_size: int, overlap: int = 0) -> list[dict[str, A
 
 split.unit = "chars"  # type: ignore[attr-defined]
 split.newlines = "lf"  # type: ignore[attr-defined]
-split.promises = ("heading_boundary", "newline_invariance")  # type: ignore[attr-defined]
+split.promises = ("heading_boundary", "newline_invariance", "section_path")  # type: ignore[attr-defined]

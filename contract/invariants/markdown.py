@@ -1,4 +1,4 @@
-"""Markdown structure: a heading is a hard chunk boundary (opt-in)."""
+"""Markdown structure (opt-in): a heading is a hard chunk boundary; ``section`` is exact."""
 
 from __future__ import annotations
 
@@ -102,3 +102,75 @@ def _violation(doc: Document, index: int, span: Span, head: int) -> Violation:
         f"{head} (line {doc.line_of(head)}) after other text; a heading must start its chunk",
         (index,),
     )
+
+
+# ----------------------------------------------------------------------------- section_path
+
+
+def heading_paths(text: str) -> tuple[list[int], list[list[str]]]:
+    """Line starts of the ATX headings outside fenced code, and the heading path each begins.
+
+    A heading of level n closes every open heading of level n or deeper, so the path lists the
+    titles of the open headings from the top level down (``"# A\n### C"`` gives ``[A, C]``).
+    """
+    starts: list[int] = []
+    paths: list[list[str]] = []
+    stack: list[tuple[int, str]] = []
+    for head in heading_offsets(text):
+        line = text.rfind("\n", 0, head) + 1
+        end = text.find("\n", head)
+        level = len(text[head : head + 6]) - len(text[head : head + 6].lstrip("#"))
+        title = atx_title(text[head + level : len(text) if end == -1 else end])
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        starts.append(line)
+        paths.append([t for _, t in stack])
+    return starts, paths
+
+
+def atx_title(content: str) -> str:
+    """A heading's title: its text without surrounding blanks and without a closing ``#`` run
+    (which must follow a space or tab, or be all there is: ``"# C#"`` is titled ``C#``)."""
+    content = content.strip(" \t\r")
+    bare = content.rstrip("#")
+    if not bare:
+        return ""
+    if bare != content and bare[-1] in " \t":
+        return bare.rstrip(" \t")
+    return content
+
+
+@invariant("section_path", opt_in=True)
+def section_path(case: Case) -> Iterator[Violation]:
+    """A chunk's ``section`` is the path of markdown headings in force at its first character.
+
+    A plugin that promises this rule reports ``section`` on every chunk: a missing one is a
+    violation (the promise is what a RAG pipeline relies on to attribute text to its heading).
+    """
+    doc = case.document
+    cached = doc.cache.get("heading_paths")
+    if cached is None:
+        cached = doc.cache["heading_paths"] = heading_paths(doc.text)
+    starts, paths = cached
+    for chunk, span in zip(case.chunks, case.offset_spans):
+        if chunk.section is None:
+            yield Violation(
+                "section_path",
+                f"{describe_chunk(chunk, span)} reports no section, but the plugin promises "
+                "section_path",
+                (chunk.index,),
+            )
+            continue
+        if span is None or not 0 <= span[0] < len(doc):
+            continue  # not placed by offsets: span_fidelity judges such chunks
+        k = bisect.bisect_right(starts, span[0]) - 1
+        expected = paths[k] if k >= 0 else []
+        if list(chunk.section) != expected:
+            yield Violation(
+                "section_path",
+                f"{describe_chunk(chunk, span)} reports section {list(chunk.section)!r}; the "
+                f"headings in force at its first character (line {doc.line_of(span[0])}) give "
+                f"{expected!r}",
+                (chunk.index,),
+            )

@@ -263,6 +263,28 @@ def heading_straddle(document: str, *, max_size: int, overlap: int) -> list[str]
 heading_straddle.promises = ("heading_boundary",)  # type: ignore[attr-defined]
 
 
+def section_is_nearest_heading(
+    document: str, *, max_size: int, overlap: int
+) -> list[dict[str, Any]]:
+    """A header-aware splitter whose ``section`` is only the nearest heading's title, not the
+    path: under ``# Guide`` / ``## Install`` a chunk says ``["Install"]``, and retrieval can no
+    longer tell the guide's Install from the FAQ's. Promises ``section_path``. (It also ignores
+    fences, and keeps a closing ``#`` run: the simple regex of many real splitters.)"""
+    _check(max_size, overlap)
+    heads = [(m.start(), (m.group(1) or "").strip()) for m in _ATX_ANY.finditer(document)]
+    bounds = [0, *(h for h, _ in heads if h > 0), len(document)]
+    out = []
+    for lo, hi in itertools.pairwise(bounds):
+        titles = [t for h, t in heads if h <= lo]
+        for s, e in _windows(document[lo:hi], max_size, overlap):
+            out.append(_record(document, lo + s, lo + e, section=titles[-1:]))
+    return out
+
+
+section_is_nearest_heading.promises = ("section_path",)  # type: ignore[attr-defined]
+_ATX_ANY = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?[ \t]*$", re.MULTILINE)
+
+
 # =========================================================================== seed 003
 
 def chunk_text_no_progress(document: str, *, max_size: int, overlap: int) -> list[str]:
@@ -867,6 +889,7 @@ DEFECTS: dict[str, str] = {
     "crlf_paragraphs": "newline_invariance",
     "lf_declared_not_normalised": "span_fidelity",
     "heading_straddle": "heading_boundary",
+    "section_is_nearest_heading": "section_path",
     # seed 003
     "chunk_text_no_progress": "terminates",
     "chunk_text_heap_growth": "terminates",

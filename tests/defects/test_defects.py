@@ -121,6 +121,7 @@ WITNESSES: dict[str, list[tuple[str, Config]]] = {
     "crlf_paragraphs": [("aa\n\nbb", Config(7, 0))],
     "lf_declared_not_normalised": [("a\r\nb", Config(1, 0))],
     "heading_straddle": [("text\n# H", Config(20, 0))],
+    "section_is_nearest_heading": [("# A\n## B\nb", Config(20, 0))],
     "chunk_text_no_progress": [("x" * 10 + " " + "a" * 50, Config(30, 20))],
     "chunk_text_heap_growth": [("x" * 10 + " " + "a" * 50, Config(30, 20))],
     "header_budget_negative": [("t1\nt2\nt3\nbody text here", Config(4, 0))],

@@ -120,3 +120,61 @@ def test_bare_chunks_placed_where_no_heading_is_inside() -> None:
 
 def test_bare_chunks_that_cannot_be_placed_are_left_alone() -> None:
     assert violations("heading_boundary", case("# H\nx", bare("zz"), promises=HB)) == []
+
+
+# ----------------------------------------------------------------------------- section_path
+
+SP = {"section_path"}
+DOC = "intro\n# A\nalpha\n### C ##\ngamma\n```\n# not a heading\n```\n## B\nbeta\n"
+
+
+def _sections(*paths: list[str] | None, texts: tuple[str, ...]) -> list:
+    chunks = slices(DOC, *texts)
+    return [
+        type(c)(index=c.index, text=c.text, start=c.start, end=c.end, section=tuple(p))
+        if p is not None
+        else c
+        for c, p in zip(chunks, paths)
+    ]
+
+
+TEXTS = ("intro", "# A\nalpha", "### C ##\ngamma\n```\n# not a heading\n```", "## B\nbeta")
+
+
+def test_exact_heading_paths_are_accepted() -> None:
+    chunks = _sections([], ["A"], ["A", "C"], ["A", "B"], texts=TEXTS)
+    accepts("section_path", case(DOC, chunks, promises=SP))
+
+
+def test_a_closing_hash_run_kept_in_the_title_is_rejected() -> None:
+    chunks = _sections([], ["A"], ["A", "C ##"], ["A", "B"], texts=TEXTS)
+    rejects(
+        "section_path",
+        case(DOC, chunks, promises=SP),
+        "chunk[2] [16:54) reports section ['A', 'C ##']; the headings in force at its first "
+        "character (line 4) give ['A', 'C']",
+    )
+
+
+def test_a_heading_inside_fenced_code_opens_no_section() -> None:
+    chunks = _sections([], ["A"], ["A", "C"], ["not a heading"], texts=TEXTS)
+    rejects("section_path", case(DOC, chunks, promises=SP), "give ['A', 'B']")
+
+
+def test_a_deeper_heading_closes_at_a_shallower_one() -> None:
+    """Seed shape: the path is a stack, so ## B replaces ### C under # A."""
+    chunks = _sections([], ["A"], ["A", "C"], ["A", "C", "B"], texts=TEXTS)
+    rejects("section_path", case(DOC, chunks, promises=SP), "reports section ['A', 'C', 'B']")
+
+
+def test_a_promised_section_must_be_reported() -> None:
+    chunks = _sections([], ["A"], None, ["A", "B"], texts=TEXTS)
+    rejects("section_path", case(DOC, chunks, promises=SP), "reports no section")
+
+
+def test_atx_titles() -> None:
+    from contract.invariants.markdown import atx_title
+
+    assert [atx_title(t) for t in (" foo ##", " foo#", " ###", "\tfoo  \r", " a # b")] == [
+        "foo", "foo#", "", "foo", "a # b",
+    ]

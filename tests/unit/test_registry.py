@@ -8,9 +8,9 @@ import pytest
 
 from contract import registry as reg
 from contract.model import Case, Violation
-from contract.registry import SPEC_IDS, get, invariant, registry, select
+from contract.registry import EXTENSION_IDS, SPEC_IDS, get, invariant, registry, select
 
-OPT_IN = {"grapheme_integrity", "heading_boundary", "newline_invariance"}
+OPT_IN = {"grapheme_integrity", "heading_boundary", "newline_invariance", "section_path"}
 ENGINE = {"terminates", "no_crash", "config_validation", "scales_linearly"}
 WORKBOOK = {
     "terminates",
@@ -39,7 +39,9 @@ def test_every_spec_id_is_registered_exactly_once_in_spec_order() -> None:
     rules = registry()
     assert list(rules)[: len(SPEC_IDS)] == list(SPEC_IDS)
     assert len(SPEC_IDS) == len(set(SPEC_IDS)) == 20
-    assert set(rules) == set(SPEC_IDS)  # no extension ships today
+    assert list(rules)[len(SPEC_IDS) :] == list(EXTENSION_IDS) == ["section_path"]
+    assert all(rules[i].opt_in for i in EXTENSION_IDS)  # an extension never changes a verdict
+    # of a plugin that did not ask for it
     for name, rule in rules.items():
         assert rule.id == name
         assert rule.rule and "\n" not in rule.rule
@@ -131,9 +133,9 @@ def test_get() -> None:
 
 
 def test_select() -> None:
-    assert select() == list(SPEC_IDS)
+    assert select() == [*SPEC_IDS, *EXTENSION_IDS]
     assert select(only=["ordered", "non_empty"]) == ["non_empty", "ordered"]  # report order
-    assert select(skip=["terminates"]) == list(SPEC_IDS[1:])
+    assert select(skip=["terminates"]) == [*SPEC_IDS[1:], *EXTENSION_IDS]
     assert select(only=["ordered"], skip=["ordered"]) == []
 
 
