@@ -48,9 +48,14 @@ class Invariant:
     needs: frozenset[str] = frozenset()
     fields: frozenset[str] = frozenset()
     engine: bool = False
+    #: An empty output is judged (exercises the rule) even though it reports none of ``fields``.
+    judges_empty: bool = False
 
     def exercised_by(self, chunks: Iterable[object]) -> bool:
         """Whether some chunk reports one of the fields this rule needs (always, if none)."""
+        chunks = list(chunks)
+        if not chunks and self.judges_empty:
+            return True
         return not self.fields or any(
             getattr(c, name, None) is not None for c in chunks for name in self.fields
         )
@@ -71,13 +76,15 @@ def invariant(
     needs: Iterable[str] = (),
     fields: Iterable[str] = (),
     engine: bool = False,
+    judges_empty: bool = False,
 ) -> Callable[[Check], Check]:
     """Register ``check`` under ``id``; a second registration of the same id is an error.
 
     ``needs`` names extra observations the runner must make (``"rerun"``, ``"lf_twin"``);
     ``fields`` names chunk fields the rule reads: a plugin that never reports any of them
-    leaves the rule ``skipped``. ``engine`` marks rules the runner itself decides (hangs,
-    crashes, configs, scaling).
+    leaves the rule ``skipped``, unless ``judges_empty`` and the output is empty (an empty
+    output reports no field, yet can break the rule). ``engine`` marks rules the runner itself
+    decides (hangs, crashes, configs, scaling).
     """
 
     def register(check: Check) -> Check:
@@ -95,6 +102,7 @@ def invariant(
             needs=frozenset(needs),
             fields=frozenset(fields),
             engine=engine,
+            judges_empty=judges_empty,
         )
         return check
 

@@ -138,10 +138,18 @@ def _over_claim(where: str, box: Box, bbox: Box | None) -> str:
     )
 
 
-@invariant("cells_covered", kinds=("workbook",), fields=("range",))
+@invariant("cells_covered", kinds=("workbook",), fields=("range",), judges_empty=True)
 def cells_covered(case: Case) -> Iterator[Violation]:
-    """Every non-empty cell of every sheet lies in the range of some chunk of that sheet."""
+    """Every non-empty cell of every sheet lies in the range of some chunk of that sheet.
+
+    Chunks none of which reports a ``range`` cannot be checked (SPEC §4: a key not reported is
+    not checked; a plugin that never reports one sees the rule skipped). No chunk at all is
+    different: whatever keys a plugin reports, an empty output cites no cell, so a workbook with
+    data that gives ``[]`` has lost every cell (``judges_empty``).
+    """
     sheets = _sheets(case)
+    if case.chunks and all(chunk.range is None for chunk in case.chunks):
+        return
     boxes: dict[str, list[Box]] = {}
     anywhere: list[Box] = []  # ranges of chunks whose sheet cannot be told: any sheet's
     for chunk in case.chunks:
@@ -160,7 +168,8 @@ def cells_covered(case: Case) -> Iterator[Violation]:
             row, col = missed[0]
             yield Violation(
                 "cells_covered",
-                f"{title}!{column_letters(col)}{row} = {cells[missed[0]]!r} lies in no chunk's "
+                ("" if case.chunks else "no chunk at all: ")
+                + f"{title}!{column_letters(col)}{row} = {cells[missed[0]]!r} lies in no chunk's "
                 f"range ({len(missed)} non-empty cell(s) uncited)",
             )
 

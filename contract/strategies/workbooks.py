@@ -7,7 +7,8 @@ holds, per seed 001 and the sheet invariants:
 * several sheets (unique titles, unicode ones included), sometimes one with no cell at all, or
   with only styled-empty / whitespace-only cells (a sheet with nothing to cite);
 * sparse rectangular blocks of data, with holes, usually near A1 and separated by empty rows
-  and columns, sometimes far out (column XFD, row 1048576);
+  and columns, sometimes far out (column XFD, row 1048576); mostly up to 5 rows by 4 columns,
+  now and then tall (up to 14 rows) or wide (up to 9 columns);
 * styled-empty cells (``{"value": None, "style": "fill"}``) anywhere: inside blocks, next to
   them, and out at column XFD or far down, so openpyxl's used range (``max_column``,
   ``dimensions``) is far wider than the data: the ``A1:XFD4`` over-claim of seed 001;
@@ -26,12 +27,14 @@ towards its first (simplest) choice. Every branch of a cell-position switch draw
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from typing import Any
 
 from hypothesis import strategies as st
 
 from contract.invariants.sheets import column_letters
 from contract.model import Config
+from contract.workbook import split_ref
 
 from ._common import check_bool, check_int, expand, lengths, weighted
 from .configs import DEGENERATE_ONE_IN, configs, degenerate_configs, overlaps
@@ -43,6 +46,7 @@ __all__ = [
     "cell_values",
     "display_length",
     "rendered_size",
+    "row_group_sizes",
     "workbook_cases",
     "workbooks",
 ]
@@ -183,11 +187,17 @@ _FAR_COLS = weighted(
 )
 
 
+#: A block's height and width: mostly small, now and then tall (many rows to group) or wide
+#: (long rows, to be cut into runs of cells).
+_HEIGHTS = weighted((4, st.integers(1, 5)), (1, st.integers(6, 14)))
+_WIDTHS = weighted((4, st.integers(1, 4)), (1, st.integers(5, 9)))
+
+
 @st.composite
 def _block(draw: st.DrawFn, entries: st.SearchStrategy[Any]) -> dict[tuple[int, int], Any]:
     top, left = draw(_ROWS), draw(_COLS)
-    height = min(draw(st.integers(1, 5)), MAX_ROW - top + 1)
-    width = min(draw(st.integers(1, 4)), MAX_COLUMN - left + 1)
+    height = min(draw(_HEIGHTS), MAX_ROW - top + 1)
+    width = min(draw(_WIDTHS), MAX_COLUMN - left + 1)
     out = {}
     for r in range(top, top + height):
         for c in range(left, left + width):
@@ -260,6 +270,63 @@ def rendered_size(description: dict[str, Any]) -> int:
     return max(sizes, default=0)
 
 
+def _data_blocks(cells: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """Recursive XY-cut of ``cells`` at fully empty rows and columns: the data blocks."""
+    done: list[list[tuple[int, int]]] = []
+    todo = [cells] if cells else []
+    while todo:
+        group = todo.pop()
+        for axis in (0, 1):
+            ordered = sorted(group, key=lambda k: (k[axis], k))
+            parts: list[list[tuple[int, int]]] = []
+            current = [ordered[0]]
+            for prev, key in itertools.pairwise(ordered):
+                if key[axis] > prev[axis] + 1:
+                    parts.append(current)
+                    current = []
+                current.append(key)
+            if parts:
+                todo.extend([*parts, current])
+                break
+        else:
+            done.append(group)
+    return sorted(done)
+
+
+def row_group_sizes(description: dict[str, Any], *, limit: int = 64) -> list[int]:
+    """About how long runs of rows of the data blocks render (at most ``limit`` sizes).
+
+    Rendered as the reference chunker renders (cells of a row joined by ``" | "`` over the
+    run's columns, an empty cell as nothing, rows by newlines): first the runs of two or more
+    rows from each block's top row, the whole block included, then single rows of two or more
+    cells. A cap near one of these sizes makes a chunker that fills row groups from a block's
+    top close its first group right at the cap (or keep the block whole just under it): the
+    one row more, the miscounted separator, the empty cell rendered as something, all break it.
+    """
+    runs: list[int] = []
+    rows_alone: list[int] = []
+    for raw in description["sheets"].values():
+        chars: dict[tuple[int, int], int] = {}
+        for ref, value in raw.items():
+            if display_length(value):
+                chars[split_ref(ref)] = display_length(value)
+        for block in _data_blocks(list(chars)):
+            rows: dict[int, list[tuple[int, int]]] = {}
+            for key in sorted(block):
+                rows.setdefault(key[0], []).append(key)
+            held, left, right = 0, MAX_COLUMN, 1
+            for n, row in enumerate(sorted(rows), start=1):
+                line = rows[row]
+                held += sum(chars[k] for k in line)
+                left, right = min(left, line[0][1]), max(right, line[-1][1])
+                if n > 1:
+                    runs.append(held + len(" | ") * (right - left) * n + n - 1)
+                if len(line) > 1:
+                    own = sum(chars[k] for k in line)
+                    rows_alone.append(own + len(" | ") * (line[-1][1] - line[0][1]))
+    return (runs + rows_alone)[:limit]
+
+
 def workbook_cases(
     *,
     max_length: int = 2000,
@@ -268,9 +335,13 @@ def workbook_cases(
 ) -> st.SearchStrategy[tuple[dict[str, Any], Config]]:
     """``(description, config)`` pairs; the cap is usually below the rendered size.
 
-    Like :func:`contract.strategies.cases`: pick 0-2 draws a config independent of the workbook,
-    3-8 a ``max_size`` below the largest sheet's rendered size (often 1-8, so blocks are split
-    into row groups and long rows into cells), 9 a degenerate config when ``degenerate``.
+    Like :func:`contract.strategies.cases`, a pick in ``range(DEGENERATE_ONE_IN)``: 0-1 draws
+    a config independent of the workbook; 2-3 a ``max_size`` near how long a run of rows of one
+    block renders (:func:`row_group_sizes`), within 3 characters or with room for more rows, so
+    blocks are split into row groups of several rows close to the cap; 4 (and 2-3 when no block
+    has two rows or two cells in a row) a ``max_size`` below the largest sheet's rendered size,
+    mostly 1-8, so blocks are split into single rows and long rows into cells; the last pick a
+    degenerate config when ``degenerate`` (else as 4).
     """
     max_length = check_int("workbook_cases", "max_length", max_length, min_value=1)
     check_bool("workbook_cases", "degenerate", degenerate)
@@ -286,9 +357,16 @@ def workbook_cases(
         pick = draw(st.integers(0, DEGENERATE_ONE_IN - 1))
         if degenerate and pick == DEGENERATE_ONE_IN - 1:
             return book, draw(broken)
-        if pick >= 3 and n >= 2:
+        near = row_group_sizes(book) if pick in (2, 3) else []
+        if near:
+            size = near[draw(st.integers(0, len(near) - 1))]
+            # right at the run's size, or with room to spare (a group holding more rows)
+            slack = draw(weighted((3, st.integers(-3, 3)), (1, st.integers(4, max(4, size)))))
+            max_size = max(1, min(max_cap, size + slack))
+            return book, Config(max_size=max_size, overlap=draw(overlaps(max_size)))
+        if pick >= 2 and n >= 2:
             top = min(n - 1, max_cap)
-            max_size = draw(st.one_of(st.integers(1, min(8, top)), st.integers(1, top)))
+            max_size = draw(weighted((2, st.integers(1, min(8, top))), (1, st.integers(1, top))))
             return book, Config(max_size=max_size, overlap=draw(overlaps(max_size)))
         return book, draw(independent)
 

@@ -140,7 +140,39 @@ def test_cells_covered_ranges_without_a_known_sheet() -> None:
     # several sheets: the range could be on either, so it is not held against the plugin
     two = {"S": {(1, 1): "x"}, "T": {(1, 1): "y"}}
     accepts("cells_covered", book(two, [_chunk("A1", sheet=None)]))
-    assert registry()["cells_covered"].fields == frozenset({"range"})
+
+
+def test_cells_covered_rejects_no_chunk_at_all_for_a_workbook_with_data() -> None:
+    """Mutation holes (P1): a chunker that reads no cell value, or cuts no block, returns []
+    and lost every cell; the rule used to be skipped then, for want of a reported range."""
+    sheets = {"S": TABLE, "T": {}}
+    rejects(
+        "cells_covered",
+        book(sheets, []),
+        "no chunk at all: S!A1 = 'r1c1' lies in no chunk's range (8 non-empty cell(s) uncited)",
+    )
+    rule = registry()["cells_covered"]
+    assert rule.exercised_by([])  # an empty output is judged...
+    assert not rule.exercised_by([Chunk(index=0, text="x", sheet="S")])  # ...no range is not
+
+
+def test_cells_covered_no_chunk_for_a_workbook_without_data_is_right() -> None:
+    accepts("cells_covered", book({}, []))
+    accepts("cells_covered", book({"S": {}, "T": {}}, []))
+    accepts("cells_covered", book({"S": {(1, 1): None, (2, 2): " \t", (9, 9): "\u3000"}}, []))
+
+
+def test_cells_covered_chunks_that_report_no_range_are_not_checked() -> None:
+    """SPEC §4: ranges never reported cannot be checked, unlike an output with no chunk."""
+    accepts("cells_covered", book({"S": TABLE}, [_chunk(None)]))
+    accepts("cells_covered", book({"S": TABLE}, [_chunk(None), _chunk(None, index=1)]))
+    accepts("cells_covered", book({"S": TABLE}, [_chunk(None, sheet=None)]))
+    # one chunk reporting a range is enough to hold the others' cells against the plugin
+    rejects(
+        "cells_covered",
+        book({"S": TABLE}, [_chunk(None), _chunk("A1:B2", index=1)]),
+        "S!A3 = 'r3c1' lies in no chunk's range (4 non-empty cell(s) uncited)",
+    )
 
 
 # --------------------------------------------------------------------------- tiles_parent
