@@ -55,13 +55,21 @@ class Reproducer:
 
 
 def write_atomic(path: Path, payload: Any) -> None:
-    """Write ``payload`` as JSON to ``path`` through a temporary file and a rename."""
+    """Write ``payload`` as JSON to ``path`` through a temporary file and a rename.
+
+    Non-ASCII text is written as itself (readable), unless the payload holds a lone surrogate,
+    which UTF-8 cannot encode: then everything non-ASCII is escaped.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(payload, ensure_ascii=False, indent=2)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: only a \ud800 escape can hold it
+        text = json.dumps(payload, ensure_ascii=True, indent=2)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(payload, out, ensure_ascii=False, indent=2)
-            out.write("\n")
+            out.write(text + "\n")
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

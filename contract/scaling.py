@@ -35,7 +35,7 @@ CONFIG = Config(max_size=200, overlap=20)
 #: Further doublings tried while the largest size still takes under FLOOR seconds (up to
 #: 6.4M characters): a quadratic loop in C (``str.rfind`` back to the document's start) takes
 #: milliseconds at 100k characters and only shows its growth past a million.
-EXTRA = 8
+EXTRA = 6
 #: Seconds after which no further family is started.
 BUDGET = 15.0
 

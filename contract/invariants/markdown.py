@@ -130,14 +130,18 @@ def heading_paths(text: str) -> tuple[list[int], list[list[str]]]:
 
 
 def atx_title(content: str) -> str:
-    """A heading's title: its text without surrounding blanks and without a closing ``#`` run
-    (which must follow a space or tab, or be all there is: ``"# C#"`` is titled ``C#``)."""
-    content = content.strip(" \t\r")
+    """A heading's title: its text without a closing ``#`` run (which must follow a space or
+    tab, or be all there is: ``"# C#"`` is titled ``C#``) and without surrounding whitespace.
+
+    Whitespace is Python's (``str.strip()``): CommonMark strips only spaces and tabs, but a
+    chunker that also strips a no-break space or a lone ``"\r"`` names the same heading.
+    """
+    content = content.strip()
     bare = content.rstrip("#")
     if not bare:
         return ""
     if bare != content and bare[-1] in " \t":
-        return bare.rstrip(" \t")
+        return bare.strip()
     return content
 
 
@@ -145,7 +149,7 @@ def atx_title(content: str) -> str:
 def section_path(case: Case) -> Iterator[Violation]:
     """A chunk's ``section`` is the path of markdown headings in force at its first character.
 
-    A plugin that promises this rule reports ``section`` on every chunk: a missing one is a
+    Titles are compared without leading and trailing whitespace. A plugin that promises this rule reports ``section`` on every chunk: a missing one is a
     violation (the promise is what a RAG pipeline relies on to attribute text to its heading).
     """
     doc = case.document
@@ -166,7 +170,7 @@ def section_path(case: Case) -> Iterator[Violation]:
             continue  # not placed by offsets: span_fidelity judges such chunks
         k = bisect.bisect_right(starts, span[0]) - 1
         expected = paths[k] if k >= 0 else []
-        if list(chunk.section) != expected:
+        if [title.strip() for title in chunk.section] != expected:
             yield Violation(
                 "section_path",
                 f"{describe_chunk(chunk, span)} reports section {list(chunk.section)!r}; the "

@@ -5,6 +5,11 @@
 (``#hashtag``, indented code, seven hashes, ``#`` lines inside fenced code), repeated identical
 headings, headings longer than small caps, header-only documents, front matter, CRLF.
 
+Fenced code comes in the variants a fence parser gets wrong: tilde fences, 3-5 character runs,
+0-3 spaces of indent, info strings, closing runs longer than the opener, unclosed fences,
+fence-like lines inside a fence that close nothing, look-alike openers (a backtick in a backtick
+fence's info string), and a real heading right after the fence.
+
 ``headed_documents`` aims at chunkers that treat the first three lines as a header and reserve
 room for it in every chunk (seed 004): long title / author / date lines, header-only documents
 with and without a trailing newline.
@@ -105,24 +110,70 @@ def _long_headings(max_length: int) -> st.SearchStrategy[str]:
     )
 
 
+def _decoys(marker: str) -> tuple[str, ...]:
+    """Lines inside a fence opened by ``marker`` that look like fence lines and close nothing:
+    the other fence character, a shorter run, a run with an info string, four spaces of indent."""
+    other = "~" if marker[0] == "`" else "`"
+    return (
+        other * 3,
+        other * (len(marker) + 1),
+        marker + "python",
+        marker[0] * (len(marker) - 1),
+        "    " + marker,
+        other * 3 + " text",
+    )
+
+
+#: Lines that look like fence openers and are not (a backtick fence's info string may not hold a
+#: backtick), and tilde openers whose info string may.
+_FENCE_LOOK_ALIKES = ("```a`b", "``` `inline` code", "````x`", "~~~ a`b", "~~~`")
+
+
+def _fence_openers() -> st.SearchStrategy[tuple[str, str]]:
+    """``(indent, marker)``: 0-3 spaces, then 3-5 backticks or tildes."""
+    return st.tuples(
+        st.sampled_from(("", "", " ", "  ", "   ")),
+        st.builds(lambda char, n: char * n, st.sampled_from("`~"), st.integers(3, 5)),
+    )
+
+
 def _fences() -> st.SearchStrategy[str]:
-    """Fenced code holding ``#`` lines; sometimes left unclosed, sometimes closed longer."""
-    markers = st.sampled_from(("```", "~~~", "````", "  ```"))
-    infos = st.sampled_from(("", "python", "bash", "md", " js"))
-    bodies = st.lists(st.sampled_from(_CODE_LINES), min_size=1, max_size=8)
-    closings = st.sampled_from(("same", "same", "longer", "unclosed"))
+    """Fenced code holding ``#`` lines and fence decoys; closed by the same run, a longer one
+    (indented 0-3 spaces, trailing spaces allowed), or left unclosed."""
+    infos = st.sampled_from(("", "python", "bash", "md", " js", " ~~~", " a~b"))
+    code = st.sampled_from(_CODE_LINES)
+    closings = st.sampled_from(("same", "same", "longer", "unclosed", "indented", "trailing"))
 
     @st.composite
     def build(draw: st.DrawFn) -> str:
-        marker = draw(markers)
-        out = [marker + draw(infos), *draw(bodies)]
+        indent, marker = draw(_fence_openers())
+        info = draw(infos)
+        lines = st.one_of(code, st.sampled_from(_decoys(marker)))
+        out = [indent + marker + info, *draw(st.lists(lines, min_size=1, max_size=8))]
         closing = draw(closings)
-        if closing != "unclosed":
-            fence = marker.strip()
-            out.append(fence + fence[0] if closing == "longer" else fence)
+        if closing == "longer":
+            out.append(marker + marker[0])
+        elif closing == "indented":
+            out.append("   "[: len(indent) + 1] + marker)
+        elif closing == "trailing":
+            out.append(marker + "  ")
+        elif closing != "unclosed":
+            out.append(marker)
         return "\n".join(out)
 
     return build()
+
+
+def _fenced_sections() -> st.SearchStrategy[str]:
+    """A fence (or a line that only looks like one) straight before a real heading and text: a
+    splitter that misreads where the fence ends misses the heading."""
+    return st.builds(
+        lambda fence, gap, heading, text: fence + gap + heading + "\n" + text,
+        st.one_of(_fences(), st.sampled_from(_FENCE_LOOK_ALIKES)),
+        st.sampled_from(("\n", "\n\n")),
+        headings(),
+        sentences(),
+    )
 
 
 def _repeated_sections() -> st.SearchStrategy[str]:
@@ -168,6 +219,7 @@ def _blocks(max_length: int) -> st.SearchStrategy[str]:
         (4, headings()),
         (2, prose()),
         (3, _fences()),
+        (3, _fenced_sections()),
         (2, _repeated_sections()),
         (3, st.sampled_from(_NOT_HEADINGS)),
         (1, _lists()),

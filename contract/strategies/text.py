@@ -4,7 +4,11 @@ A document is built from pieces, so Hypothesis shrinks it by dropping pieces and
 choice to the first (simplest) alternative of its ``one_of``. The pieces aim at the bugs real
 chunkers shipped with (see the seeds): CRLF and odd line breaks, leading blank lines, repeated
 identical blocks, long unbroken runs, multi-codepoint characters and grapheme clusters, and the
-"one early space, then a long run" shape that sends naive backtracking loops backwards.
+"one early space, then a long run" shape that sends naive backtracking loops backwards. Rarer
+shapes reach the code paths a cluster-aware or byte-counting splitter keeps for hard cases: long
+runs of multi-codepoint clusters with no plain character pair anywhere, a space carrying a
+combining mark, clusters longer than small caps, and (in a small fraction of documents) lone
+surrogates, which a Python ``str`` may hold and strict UTF-8 encoding refuses.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from hypothesis import strategies as st
 from ._common import NEWLINE_STYLES, check_int, expand, lengths, weighted, with_newlines
 
 __all__ = [
+    "CLUSTER_UNITS",
     "CONTROLS",
+    "LONE_SURROGATES",
     "SENTENCES",
     "UNICODE_PIECES",
     "WHITESPACE",
@@ -122,11 +128,42 @@ UNICODE_PIECES = (
     "\u200b",  # zero-width space (not isspace)
     "\u3000",  # ideographic space
     "\ufffd",  # replacement character: legal, rare
+    "e\u0300",  # U+0300, the first combining mark: the edge of "below this, no mark" shortcuts
+    " \u0301",  # a space carrying a mark: one cluster that starts with whitespace
+    "o\u0302\u0303\u0304\u0305\u0306\u0307\u0308\u0309",  # a long combining sequence
 )
 
 #: The pieces of :data:`UNICODE_PIECES` without spaces: an unspaced run of them is all
 #: multi-codepoint characters and grapheme clusters.
 CLUSTERS = tuple(p for p in UNICODE_PIECES if not any(c.isspace() for c in p) and p != "\ufffd")
+
+#: Multi-codepoint clusters that end in a mark, a modifier, a regional indicator or a Hangul
+#: jamo: no two "plain" characters (ASCII, CJK, most letters) meet inside them or where two of
+#: them meet, so a run of them gives a splitter no cheap cluster boundary to lean on.
+CLUSTER_UNITS = (
+    "e\u0301",
+    "a\u0308\u0323",
+    "e\u0300",
+    " \u0301",  # whitespace that a mark clings to: not trimmable on its own
+    "\U0001f1fa\U0001f1f8",  # flag
+    "\U0001f1ef\U0001f1f5",
+    "\ud55c",  # Hangul syllable: one codepoint, but no plain pair either
+    "\u1100\u1161\u11a8",  # conjoining jamo
+    "\U0001f44d\U0001f3fd",  # skin tone
+    "\u2764\ufe0f",
+    "\u0915\u094d\u0937\u093e",  # Devanagari conjunct and vowel sign
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466\ufe0f",  # ZWJ family
+    "\U0001f3f3\ufe0f\u200d\U0001f308\ufe0f",
+    "\u0e01\u0e33",  # Thai consonant + SARA AM (a spacing mark)
+    "\U0001f469\u200d",  # a ZWJ with nothing to join: the cluster ends in the joiner
+)
+
+#: Short words and spaces to mix into cluster runs: a cluster, a space, a one-letter word.
+_SPACED = (" ", " a", " wa", "x ", " \u0301a")
+
+#: Lone surrogates: a Python ``str`` may hold them (UTF-16 decoded naively, ``surrogateescape``
+#: file names); strict UTF-8 encoding refuses them. Two halves of one emoji, too.
+LONE_SURROGATES = ("\ud800", "\udfff", "\ud83d", "\ude00", "\udbff", "\udc00", "\ud83d\ude80")
 
 #: Line breaks other than "\n", NUL, tabs, escapes: each is a break for *some* splitter.
 CONTROLS = (
@@ -380,6 +417,61 @@ def _early_space_runs(max_length: int) -> st.SearchStrategy[str]:
     )
 
 
+def _cluster_runs(max_length: int) -> st.SearchStrategy[str]:
+    """Runs of multi-codepoint clusters with no plain character pair: one cluster repeated, a
+    mix of them, or a single cluster far longer than a small cap (a long combining sequence, a
+    long ZWJ chain). Long runs are long enough (300+) to defeat a look-back window."""
+    size = lengths(300, max_length, typical=60)
+    long = st.integers(min(300, max_length), max_length)
+    seeds = st.integers(0, 2**16)
+
+    def repeat(unit: str, n: int) -> str:
+        return unit * max(1, n // len(unit))
+
+    def one_cluster(base: str, link: str, k: int) -> str:
+        return base + link * k
+
+    return weighted(
+        (3, st.builds(repeat, st.sampled_from(CLUSTER_UNITS), size)),
+        (3, st.builds(lambda n, s: expand(CLUSTER_UNITS, n, s), long, seeds)),
+        (2, st.builds(lambda n, s: expand(CLUSTER_UNITS + _SPACED, n, s), size, seeds)),
+        (2, st.builds(lambda n: " \u0301" * (n // 2), long)),  # every space carries a mark
+        (
+            1,
+            st.builds(
+                one_cluster,
+                st.sampled_from(("e", "\U0001f468", " ")),
+                st.sampled_from(("\u0301", "\u0300\u0323", "\u200d\U0001f469")),
+                st.integers(2, 60),
+            ),
+        ),
+    )
+
+
+def _marked_spaces() -> st.SearchStrategy[str]:
+    """Words whose separating spaces carry combining marks: separators that are not cluster
+    boundaries, between words that are."""
+    return st.builds(
+        lambda words, marks: "".join(w + " " + m for w, m in zip(words, marks)).rstrip(),
+        st.lists(st.sampled_from(WORDS), min_size=2, max_size=12),
+        st.lists(
+            st.sampled_from(("\u0301", "", "\u0300\u0308", "\u20dd")), min_size=12, max_size=12
+        ),
+    )
+
+
+def _surrogate_text() -> st.SearchStrategy[str]:
+    """Words around a lone surrogate, and maybe more of them (rare: never most of a mixture)."""
+    surrogates = st.sampled_from(LONE_SURROGATES)
+    return st.builds(
+        lambda head, sur, tail, sep: sep.join([*head, sur, *tail]),
+        st.lists(st.sampled_from(WORDS), max_size=4),
+        surrogates,
+        st.lists(st.one_of(st.sampled_from(WORDS), surrogates), max_size=6),
+        st.sampled_from((" ", "")),
+    )
+
+
 def _blocks(max_length: int) -> st.SearchStrategy[str]:
     return weighted(
         (2, sentences()),
@@ -390,6 +482,9 @@ def _blocks(max_length: int) -> st.SearchStrategy[str]:
         (5, _repeated_blocks(max_length)),
         (7, _long_runs(max_length)),
         (1, _early_space_runs(max_length)),
+        (4, _cluster_runs(max_length)),
+        (1, _marked_spaces()),
+        (1, _surrogate_text()),
     )
 
 
@@ -451,8 +546,9 @@ def documents(*, max_length: int = 2000) -> st.SearchStrategy[str]:
     Mostly composed documents (blocks of prose, tricky characters, control characters, repeated
     blocks and long unbroken runs, joined by assorted line breaks, with optional BOM and blank
     lines around, sometimes rewritten with CRLF or lone-CR line endings); now and then the empty
-    document, one character, a whitespace-only document, or seed 003's early-space shape.
-    Always valid UTF-8 (no lone surrogates).
+    document, one character, a whitespace-only document, seed 003's early-space shape, or a
+    document that opens with a run of multi-codepoint grapheme clusters. A small fraction holds
+    a lone surrogate (legal in a ``str``; encode with ``"surrogatepass"`` to get bytes).
     """
     return _documents(check_int("documents", "max_length", max_length, min_value=1))
 
@@ -466,5 +562,6 @@ def _documents(max_length: int) -> st.SearchStrategy[str]:
         (1, _single_characters()),
         (19, _composed(max_length)),
         (4, _early_space_runs(max_length).map(lambda s: s[:max_length])),
+        (4, _cluster_runs(max_length).map(lambda s: s[:max_length])),
         (5, _whitespace_only(max_length)),
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from contract.cli import main
-from contract.registry import SPEC_IDS
+from contract.registry import EXTENSION_IDS, SPEC_IDS
 
 HERE = Path(__file__).parent
 PLUGINS = f"{HERE / 'plugins.py'}"
@@ -92,10 +92,10 @@ def test_reference_chunker_passes_with_json_and_junit(tmp_path: Path) -> None:
     data = json.loads(report.read_text())
     assert data["version"] == 1 and data["passed"] is True and data["target"] == FIXED
     ids = [item["id"] for item in data["invariants"]]
-    assert sorted(ids) == sorted(SPEC_IDS) and len(ids) == len(set(ids))
+    assert ids == [*SPEC_IDS, *EXTENSION_IDS]  # SPEC order, then the (opt-in) extensions
     assert {item["status"] for item in data["invariants"]} <= {"passed", "violated", "skipped"}
     cases = ET.parse(junit).getroot().findall(".//testcase")
-    assert sorted(c.get("name") for c in cases) == sorted(SPEC_IDS)
+    assert sorted(c.get("name") for c in cases) == sorted([*SPEC_IDS, *EXTENSION_IDS])
     assert not ET.parse(junit).getroot().findall(".//failure")
 
 

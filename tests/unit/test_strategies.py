@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import pytest
+import regex
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -25,6 +26,7 @@ from contract.strategies import (
     headed_documents,
     markdown_documents,
 )
+from contract.strategies.text import LONE_SURROGATES
 
 T = TypeVar("T")
 
@@ -135,7 +137,7 @@ def _collect(strategy: st.SearchStrategy[T], n: int) -> list[T]:
 
 def _check_document(doc: object, max_length: int) -> None:
     assert isinstance(doc, str)
-    doc.encode("utf-8")  # strict: no lone surrogates
+    doc.encode("utf-8", "surrogatepass")  # lone surrogates are legal in a document (SPEC §5)
     assert len(doc) <= max_length
 
 
@@ -204,6 +206,76 @@ def test_mixture_is_mostly_nontrivial(mixture: list[str]) -> None:
 
 def test_replacement_character_is_rare(mixture: list[str]) -> None:
     assert sum("\ufffd" in d for d in mixture) < len(mixture) // 10
+
+
+def _has_surrogate(doc: str) -> bool:
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in doc)
+
+
+def test_lone_surrogates_come_up_but_rarely(mixture: list[str]) -> None:
+    hits = sum(_has_surrogate(d) for d in mixture)
+    assert 1 <= hits < len(mixture) // 10, hits
+
+
+#: Two characters with a grapheme cluster boundary between them whatever came before (the
+#: pairs a cluster-aware splitter may take for granted); the generators must make runs without.
+_PLAIN_PAIR = regex.compile(
+    r"[\p{GCB=Other}\p{GCB=Control}\n][[\p{GCB=Other}\p{GCB=Control}\n]--\p{InCB=Consonant}]",
+    regex.V1,
+)
+
+
+def _longest_run_without_plain_pair(doc: str) -> int:
+    best, last = 0, 0
+    for match in _PLAIN_PAIR.finditer(doc, overlapped=True):
+        best, last = max(best, match.start() + 1 - last), match.start() + 1
+    return max(best, len(doc) - last)
+
+
+def test_grapheme_shapes_are_generated() -> None:
+    docs = _collect(documents(), 300)
+    assert any(_longest_run_without_plain_pair(d) >= 300 for d in docs)
+    assert any(d[:1].isspace() and unicodedata.combining(d[1:2] or "a") for d in docs)
+    assert any(re.search(r"\s[\u0300-\u036f]", d) for d in docs)  # a space carrying a mark
+    assert any("\u0300" in d for d in docs)  # the first combining mark
+    assert any(re.search("[\u0300-\u036f]{8,}", d) for d in docs)  # a long combining sequence
+    assert any(re.search("(?:\u200d\U0001f469){5,}", d) for d in docs)  # a long ZWJ chain
+
+
+def test_surrogate_documents_are_found() -> None:
+    doc = find(documents(), _has_surrogate, settings=settings(database=None, max_examples=2000))
+    assert len(doc) < 100 and any(sur in doc for sur in LONE_SURROGATES)  # shrinks to short
+
+
+def _fence_lines(doc: str) -> list[str]:
+    return [line for line in _lines(doc) if FENCE.match(line)]
+
+
+def test_markdown_fence_variants() -> None:
+    docs = _collect(markdown_documents(), 300)
+    fences = [line for d in docs for line in _fence_lines(d)]
+    assert any(line.lstrip().startswith("~~~") for line in fences)  # tilde fences
+    assert any(re.match(r" {1,3}[`~]{3}", line) for line in fences)  # indented 1-3 spaces
+    assert any(re.match(r" {0,3}`{3,}[^`]*`", line) for line in fences)  # not a fence: `info`
+    assert any(re.match(r" {0,3}(`{3,}|~{3,})\s*\S", line) for line in fences)  # info strings
+    assert any(line.startswith("````") for line in fences)  # longer than three
+    closed_longer = unclosed = tilde_in_backticks = heading_after = False
+    for doc in docs:
+        lines = _lines(doc)
+        opener: str | None = None
+        for i, line in enumerate(lines):
+            m = re.match(r" {0,3}(`{3,}|~{3,})(.*)$", line)
+            if opener is None:
+                if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+                    opener = m.group(1)
+            elif m and m.group(1)[0] != opener[0]:
+                tilde_in_backticks |= opener[0] == "`"
+            elif m and len(m.group(1)) >= len(opener) and not m.group(2).strip():
+                closed_longer |= len(m.group(1)) > len(opener)
+                heading_after |= any(ATX.match(x) for x in lines[i + 1 : i + 3])
+                opener = None
+        unclosed |= opener is not None
+    assert closed_longer and unclosed and tilde_in_backticks and heading_after
 
 
 def test_markdown_heading_forms() -> None:
