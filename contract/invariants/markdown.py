@@ -149,8 +149,9 @@ def atx_title(content: str) -> str:
 def section_path(case: Case) -> Iterator[Violation]:
     """A chunk's ``section`` is the path of markdown headings in force at its first character.
 
-    Titles are compared without leading and trailing whitespace. A plugin that promises this rule reports ``section`` on every chunk: a missing one is a
-    violation (the promise is what a RAG pipeline relies on to attribute text to its heading).
+    Titles are compared without leading and trailing whitespace. A plugin that promises this
+    rule reports ``section`` on every chunk: a missing one is a violation (the promise is what a
+    RAG pipeline relies on to attribute text to its heading).
     """
     doc = case.document
     cached = doc.cache.get("heading_paths")
