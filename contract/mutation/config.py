@@ -50,7 +50,7 @@ class Budget:
     killed by what it does, never by how busy the machine was.
     """
 
-    max_examples: int = 100
+    max_examples: int = 200
     seed: int = 20240611
     timeout: float = 2.0
     memory_mb: int = 512

@@ -91,12 +91,27 @@ def headings() -> st.SearchStrategy[str]:
         st.integers(1, 6),
         st.one_of(
             _title().map(lambda t: " " + t),
+            _closed_titles(),
             st.just(""),
             _title().map(lambda t: "\t" + t),
             st.just(" "),
-            _title().map(lambda t: " " + t + " ##"),
             inline_text().map(lambda t: " " + t),
         ),
+    )
+
+
+def _closed_titles() -> st.SearchStrategy[str]:
+    """A title with a closing ``#`` run: after a space or tab (closing), glued to the title
+    (``C#``: part of it), alone (``# #``: an empty heading), trailing blanks, or escaped."""
+    return st.one_of(
+        st.builds(
+            lambda t, sep, run, trail: " " + t + sep + "#" * run + trail,
+            _title(),
+            st.sampled_from((" ", "\t", "", "  ")),
+            st.integers(1, 4),
+            st.sampled_from(("", " ", "  ", "\t")),
+        ),
+        st.sampled_from((" #", " ##  ", " \\#", " # #")),
     )
 
 

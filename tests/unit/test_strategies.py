@@ -279,7 +279,7 @@ def test_markdown_fence_variants() -> None:
 
 
 def test_markdown_heading_forms() -> None:
-    docs = _collect(markdown_documents(), 120)
+    docs = _collect(markdown_documents(), 200)
     headings = [line for d in docs for line in _lines(d) if ATX.match(line)]
     assert any(h.startswith("   #") for h in headings)  # three leading spaces
     assert any(re.match(r" {0,3}#{6}(?:[ \t]|$)", h) for h in headings)  # level 6
