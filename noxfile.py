@@ -44,6 +44,20 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session
+def bench(session: nox.Session) -> None:
+    """Benchmarks: ``nox -s bench [-- --seeds N]`` records every ratio in one run.
+
+    bench/bench_core.py (isolation cost, checks vs chunking on 1 and 10 MB, placement on 10 MB,
+    -n 2 vs -n 1) rewrites bench/RESULTS-core.md; bench/bench_detection.py (time to detect each
+    defective chunker, the contract's generators against a naive ``st.text()`` test) rewrites
+    the Detection section of bench/RESULTS.md. Run it on a quiet machine: about 5 minutes.
+    """
+    session.install("-e", ".")
+    session.run("python", "bench/bench_core.py")
+    session.run("python", "bench/bench_detection.py", *session.posargs)
+
+
+@nox.session
 def campaign(session: nox.Session) -> None:
     """A HypoFuzz campaign: ``nox -s campaign -- TARGET [--seconds N] [-n N] [--database SPEC]``.
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contract.model import (
     Case,
@@ -328,3 +330,13 @@ def test_describe_chunk_and_escape() -> None:
     assert escape("a\nb") == "'a\\nb'"
     long = escape("x" * 100, limit=10)
     assert long.startswith("'xxxxx'...(90 more)...") and long.endswith("'xxxxx'")
+
+
+@given(st.text(alphabet="ab\n\r", max_size=60), st.data())
+def test_lines_of_is_line_of_for_many_offsets(text: str, data: st.DataObject) -> None:
+    """The one-pass batch (sorted or not, repeated offsets) equals the table lookups."""
+    offsets = data.draw(st.lists(st.integers(0, len(text)), max_size=12))
+    assert Document(text).lines_of(offsets) == [Document(text).line_of(o) for o in offsets]
+    assert Document(text).lines_of(sorted(offsets)) == [
+        Document(text).line_of(o) for o in sorted(offsets)
+    ]
