@@ -19,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from contract import execution
 from contract.execution import Session
 from contract.model import Config
-from contract.parallel import run_parallel
 from contract.plugins import load
 from contract.registry import registry
 from contract.runner import RunSettings, run
@@ -120,16 +119,27 @@ def placement_seconds(size: int) -> float:
 
 
 def parallel_rates(examples: int = 1000, repeats: int = 2) -> tuple[float, float, bool]:
-    """(examples/s with -n 1, with -n 2, same verdicts) for a whole default run (every
-    invariant, the scaling probe and the fresh-interpreter rerun included), best of ``repeats``."""
-    settings = RunSettings(max_examples=examples, seed=3, reproducers=None)
+    """(examples/s with -n 1, with -n 2, same verdicts): ``chunk-contract run`` as users run it
+    (a new process, every invariant, the timing probe and the fresh-interpreter rerun), best of
+    ``repeats``. A subprocess, so the benchmark's own large heap is not forked along."""
+    import json
+    import subprocess
+    import tempfile
+
     rates, verdicts = [0.0, 0.0], []
-    for _ in range(repeats):
-        for k, jobs in enumerate((1, 2)):
-            started = time.perf_counter()
-            result = run_parallel(TRIVIAL, settings, jobs)
-            rates[k] = max(rates[k], result.examples / (time.perf_counter() - started))
-            verdicts.append({r.id: r.status for r in result.results})
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "report.json"
+        for _ in range(repeats):
+            for k, jobs in enumerate((1, 2)):
+                command = [sys.executable, "-m", "contract.cli", "run", TRIVIAL, "-q", "-n",
+                           str(jobs), "--max-examples", str(examples), "--seed", "3",
+                           "--reproducers", folder, "--json", str(report)]
+                started = time.perf_counter()
+                subprocess.run(command, check=True, capture_output=True, cwd=HERE.parent)
+                seconds = time.perf_counter() - started
+                data = json.loads(report.read_text())
+                rates[k] = max(rates[k], data["examples"] / seconds)
+                verdicts.append({i["id"]: i["status"] for i in data["invariants"]})
     return rates[0], rates[1], all(v == verdicts[0] for v in verdicts)
 
 

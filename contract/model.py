@@ -117,9 +117,12 @@ class Chunk:
         # A frozen dataclass's __init__ sets each field through object.__setattr__; writing
         # the instance dict at once is several times faster (one chunk per reported chunk).
         chunk = cls.__new__(cls)
-        chunk.__dict__.update(_CHUNK_DEFAULTS, **record, index=index)
-        if record.get("section") is not None:
-            chunk.__dict__["section"] = tuple(record["section"])
+        fields = chunk.__dict__
+        fields.update(_CHUNK_DEFAULTS)
+        fields.update(record)
+        fields["index"] = index
+        if fields["section"] is not None:
+            fields["section"] = tuple(fields["section"])
         return chunk
 
     def as_record(self) -> dict[str, Any]:
@@ -187,14 +190,19 @@ def _normalise_one(index: int, item: Any) -> dict[str, Any]:
     if isinstance(item, str):
         return {"text": item, "bare": True}
     if isinstance(item, dict):  # the common case: only the keys it has (unknown ones ignored)
-        record = {k: v for k, v in item.items() if v is not None and k in _FIELD_SET}
+        pairs: Iterable[tuple[str, Any]] = item.items()
     elif isinstance(item, Mapping):
-        record = {k: v for k in CHUNK_FIELDS if (v := item.get(k)) is not None}
+        pairs = [(k, item.get(k)) for k in CHUNK_FIELDS]
     else:
-        record = {k: v for k in CHUNK_FIELDS if (v := getattr(item, k, None)) is not None}
-    for name, value in record.items():
-        kind = type(value)  # exact int / str: the common case, kept as it is
-        if not ((kind is int and name in _INT_FIELDS) or (kind is str and name in _STR_FIELDS)):
+        pairs = [(k, getattr(item, k, None)) for k in CHUNK_FIELDS]
+    record: dict[str, Any] = {}
+    for name, value in pairs:  # one pass: exact int / str (the common case) kept as they are
+        if value is None or name not in _FIELD_SET:
+            continue
+        kind = type(value)
+        if (kind is int and name in _INT_FIELDS) or (kind is str and name in _STR_FIELDS):
+            record[name] = value
+        else:
             record[name] = _coerce_field(index, name, value)
     if "text" not in record:
         raise ChunkTypeError(f"chunk[{index}] ({_type_name(item)}) has no text")
@@ -405,6 +413,36 @@ class Case:
     def offset_spans(self) -> list[tuple[int, int] | None]:
         """Each chunk's codepoint span from its own offsets (codepoint, else valid byte ones)."""
         return [self._span_of(c) for c in self.chunks]
+
+    @functools.cached_property
+    def char_exact(self) -> list[bool]:
+        """Per chunk: it reports ``start``/``end`` and the document holds its text exactly there
+        (compared in place; shared by the invariants that trust a faithful slice)."""
+        text = self.document.text
+        return [
+            c.start is not None
+            and c.end is not None
+            and c.start >= 0
+            and c.end - c.start == len(c.text)
+            and text.startswith(c.text, c.start)
+            for c in self.chunks
+        ]
+
+    @functools.cached_property
+    def byte_exact(self) -> list[bool]:
+        """Per chunk: it reports byte offsets and the document's UTF-8 holds its text exactly
+        there (so both offsets also fall between characters)."""
+        if all(c.start_byte is None for c in self.chunks):
+            return [False] * len(self.chunks)
+        data = self.document.data
+        return [
+            c.start_byte is not None
+            and c.end_byte is not None
+            and c.start_byte >= 0
+            and c.end_byte - c.start_byte == len(c.utf8)
+            and data.startswith(c.utf8, c.start_byte)
+            for c in self.chunks
+        ]
 
     @property
     def all_spanned(self) -> bool:

@@ -2,10 +2,11 @@
 
 Each process runs the whole contract (explore, shrink, save reproducers) with its own share of
 the examples and its own seed, derived from the run's seed, so ``--seed`` still repeats a
-parallel run exactly. The whole-run measurements (the ``scales_linearly`` probe, the fresh-
-interpreter rerun) are made once, by the first process. The merge keeps, for every invariant,
-``violated`` if any process saw a violation (the counterexample with the smallest document
-wins), else ``passed`` if any process exercised it, else ``skipped``.
+parallel run exactly. The fresh-interpreter rerun is made by the first process; the
+``scales_linearly`` timing probe gets a process of its own, beside the exploring ones (it
+measures CPU time, so sharing the cores does not change its verdict). The merge keeps, for every
+invariant, ``violated`` if any process saw a violation (the counterexample with the smallest
+document wins), else ``passed`` if any process exercised it, else ``skipped``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from contract.runner import (
 
 _PLUGIN: Plugin | None = None  # inherited by the forked processes
 _EVENTS: Any = None  # the jobs' progress, to the parent (a multiprocessing queue)
+#: The selection of the process that runs only the timing probe.
+PROBE_ONLY = ("scales_linearly",)
 
 
 def jobs_from(text: str) -> int:
@@ -53,7 +56,7 @@ def _one(job: tuple[int, RunSettings]) -> RunResult:
     number, settings = job
 
     def report(event: Event) -> None:
-        if isinstance(event, Progress) and _EVENTS is not None:
+        if isinstance(event, Progress) and _EVENTS is not None and settings.only != PROBE_ONLY:
             _EVENTS.put((number, event.examples, event.violated))
 
     return run(_PLUGIN, settings, report)
@@ -71,7 +74,8 @@ def run_parallel(
     base = settings.seed if settings.seed is not None else random.randrange(2**32)
     share = -(-settings.max_examples // jobs)
     parts = [
-        (k, replace(settings, seed=(base + k) % 2**32, max_examples=share, measure=k == 0))
+        (k, replace(settings, seed=(base + k) % 2**32, max_examples=share, measure=k == 0,
+                    probe=False))
         for k in range(jobs)
     ]
     rules = registry()
@@ -80,17 +84,28 @@ def run_parallel(
         for i in select(settings.only, settings.skip)
         if rules[i].applies_to(plugin.kind, plugin.declarations.promises)
     )
+    if "scales_linearly" in active and settings.probe:
+        # The timing probe runs beside the exploring processes, in CPU time (so sharing the
+        # cores does not change what it measures), instead of after one of them.
+        probe = replace(settings, seed=base, max_examples=1, only=PROBE_ONLY, skip=())
+        parts.append((jobs, probe))
     emit(Started(plugin.target, plugin.kind, active, base, share * jobs))
     started = time.monotonic()
     context = get_context("fork")
     _PLUGIN, _EVENTS = plugin, context.Queue()
     try:
-        with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        with ProcessPoolExecutor(len(parts), mp_context=context) as pool:
             pending = pool.map(_one, parts)
             results = _forward_progress(pool, pending, _EVENTS, share * jobs, emit)
     finally:
         _PLUGIN, _EVENTS = None, None
-    merged = merge(results, seed=base, elapsed=time.monotonic() - started, settings=settings)
+    merged = merge(
+        results,
+        seed=base,
+        elapsed=time.monotonic() - started,
+        settings=settings,
+        examples=sum(r.examples for r in results[:jobs]),
+    )
     emit(Finished(merged))
     return merged
 
@@ -122,12 +137,18 @@ def _forward_progress(
 
 
 def merge(
-    results: list[RunResult], *, seed: int, elapsed: float, settings: RunSettings
+    results: list[RunResult],
+    *,
+    seed: int,
+    elapsed: float,
+    settings: RunSettings,
+    examples: int | None = None,
 ) -> RunResult:
-    """One result from several runs of the same target."""
+    """One result from several runs of the same target (``examples``: default, their sum)."""
     first = results[0]
     verdicts = [_merge_one([r.results[k] for r in results]) for k in range(len(first.results))]
-    examples = sum(r.examples for r in results)
+    if examples is None:
+        examples = sum(r.examples for r in results)
     for item in verdicts:
         item.examples = examples if item.status != "skipped" else 0
     return RunResult(first.target, first.kind, seed, examples, verdicts, elapsed, settings)

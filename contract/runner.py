@@ -52,9 +52,11 @@ class RunSettings:
     #: A shared example database (contract.database.open_database): a folder or a redis://
     #: URL. Its reproducers of this target are replayed first, and every finding is added.
     example_database: str | None = None
-    #: Run the whole-run measurements (the scales_linearly probe, the fresh-interpreter rerun
-    #: of ``deterministic``). A parallel run does them in one of its processes only.
+    #: Rerun clean inputs in a fresh interpreter for ``deterministic``. A parallel run does it
+    #: in one of its processes only.
     measure: bool = True
+    #: Run the ``scales_linearly`` timing probe. A parallel run gives it a process of its own.
+    probe: bool = True
 
     def __post_init__(self) -> None:
         if self.max_examples < 1:
@@ -179,7 +181,7 @@ def run(
         from_shared = shared.fetch(plugin.target, plugin.kind) if shared else []
         known += [(saved.document, saved.config) for saved in from_shared]
         explored = _explore(session, strategy, config, the_seed, emit, known)
-        if "scales_linearly" in active and config.measure:
+        if "scales_linearly" in active and config.probe:
             _measure_scaling(session, explored, emit)
         if config.measure and "deterministic" in active and "deterministic" not in explored.first:
             _fresh_interpreter(plugin, session, explored)

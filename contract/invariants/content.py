@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from contract.model import (
     Case,
@@ -29,28 +28,18 @@ def non_empty(case: Case) -> Iterator[Violation]:
 @invariant("span_fidelity")
 def span_fidelity(case: Case) -> Iterator[Violation]:
     """Each chunk's text equals the document slice it claims (offsets, byte offsets, placement)."""
-    doc = case.document
-    text = doc.text
-    for chunk in case.chunks:
+    text = case.document.text
+    for chunk, chars, bytes_ in zip(case.chunks, case.char_exact, case.byte_exact):
         start, end, sb, eb = chunk.start, chunk.end, chunk.start_byte, chunk.end_byte
         if chunk.bare or (start is None and end is None and sb is None and eb is None):
             if chunk.text and chunk.text not in text:
                 yield _violation(chunk, f"{escape(chunk.text)} occurs nowhere in the document")
             continue
-        # Fast paths (in-place comparisons, no generator) for the faithful common case.
-        if (start is not None or end is not None) and not (
-            start is not None and end is not None and _holds(text, chunk.text, start, end)
-        ):
+        # The faithful common case is settled by Case.char_exact / byte_exact (in place).
+        if (start is not None or end is not None) and not chars:
             yield from _check_chars(case, chunk)
-        if (sb is not None or eb is not None) and not (
-            sb is not None and eb is not None and _holds(doc.data, chunk.utf8, sb, eb)
-        ):
+        if (sb is not None or eb is not None) and not bytes_:
             yield from _check_bytes(case, chunk)
-
-
-def _holds(whole: Any, part: Any, start: int, end: int) -> bool:
-    """Whether ``whole[start:end] == part``, compared in place."""
-    return start >= 0 and end - start == len(part) and whole.startswith(part, start)
 
 
 def _check_chars(case: Case, chunk: Chunk) -> Iterator[Violation]:

@@ -25,17 +25,23 @@ _WINDOW = 256
 def codepoint_integrity(case: Case) -> Iterator[Violation]:
     """No lone surrogate or U+FFFD the document does not hold there; byte offsets on boundaries."""
     doc = case.document
-    data, size = doc.data, len(doc.data)
-    for chunk, span in zip(case.chunks, case.offset_spans):
-        # Inlined for speed: a byte offset inside the document that lands on a continuation
-        # byte (10xxxxxx) cuts a character; offsets outside it are span_fidelity's finding.
-        sb, eb = chunk.start_byte, chunk.end_byte
-        if (sb is not None and 0 <= sb < size and data[sb] & 0xC0 == 0x80) or (
-            eb is not None and 0 <= eb < size and data[eb] & 0xC0 == 0x80
-        ):
+    rows = zip(case.chunks, case.offset_spans, case.char_exact, case.byte_exact)
+    for chunk, span, chars, bytes_ in rows:
+        # A chunk whose text is the document's, exactly where it says, holds nothing the
+        # document does not, and byte offsets that hold its text fall between characters.
+        if not bytes_ and not _between_characters(doc, chunk):
             yield from _byte_boundaries(doc, chunk)
-        if not _clean(chunk):
+        if not (chars or bytes_ or _clean(chunk)):
             yield from _suspects(case, chunk, span)
+
+
+def _between_characters(doc: Document, chunk: Chunk) -> bool:
+    """No reported byte offset inside the document lands on a continuation byte (10xxxxxx);
+    offsets outside it are span_fidelity's finding."""
+    for offset in (chunk.start_byte, chunk.end_byte):
+        if offset is not None and 0 <= offset < len(doc.data) and doc.data[offset] & 0xC0 == 0x80:
+            return False
+    return True
 
 
 def _byte_boundaries(doc: Document, chunk: Chunk) -> Iterator[Violation]:
