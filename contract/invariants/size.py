@@ -68,7 +68,11 @@ def _shared(case: Case, a: Span, b: Span) -> int | None:
     low, high = max(a[0], b[0]), min(a[1], b[1])
     if high <= low:
         return None
-    size = case.size(case.document.text[low:high])
+    piece = case.document.text[low:high]
+    if case.unit == "chars" or (case.unit == "bytes" and piece.isascii()):
+        size = high - low  # no encoding needed
+    else:
+        size = case.size(piece)
     return size if size > case.config.overlap else None
 
 
