@@ -13,11 +13,11 @@ Options: ``--chunk-contract TARGET`` (repeatable), ``--chunk-contract-declared``
 ``--chunk-contract-skip ID,...``. The items carry the ``chunk_contract`` marker
 (``-m chunk_contract`` runs only them). Relative targets are taken from pytest's rootdir.
 
-Under pytest-xdist (``pytest -n auto``) a target's items form one ``xdist_group`` and, unless
-``--dist`` is given, the plugin schedules by group (``--dist loadgroup``): each target
-runs once, on one worker, and the targets run side by side on every core. A random run's seed is
-shared by all workers (``contract.testing.for_this_session``), so verdicts never depend on which
-worker ran an item.
+Under pytest-xdist (``pytest -n auto``), unless ``--dist`` is given, the plugin schedules each
+target's items as one unit: each target runs once, on one worker, and the targets run side by
+side on every core. The items also carry an ``xdist_group`` mark, for ``--dist loadgroup``. A
+random run's seed is shared by all workers (``contract.testing.for_this_session``), so verdicts
+never depend on which worker ran an item.
 
 Loading this plugin imports only the standard library, pytest and contract.profiles; Hypothesis
 and the rest of the contract are imported when a target is collected.
@@ -110,16 +110,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _group_by_target(config: pytest.Config) -> None:
-    """``-n N`` without ``--dist``: schedule by xdist group, so each target runs on one worker.
+    """Note whether ``-n N`` came without ``--dist``: then targets are scheduled whole.
 
     xdist's implied ``load`` distribution would spread one target's items over the workers and
-    each worker would run that target's contract again. ``loadgroup`` keeps them together and
-    spreads ungrouped tests one by one, as ``load`` does. An explicit ``--dist`` is kept.
-    Workers re-read the command line, so they learn it from their ``workerinput``.
+    each worker would run that target's contract again. An explicit ``--dist`` is kept.
     """
-    if getattr(config, "workerinput", {}).get(_LOADGROUP):
-        config.option.loadgroup = True  # xdist's worker then tags items with their group
-        return
     wanted = config.getoption("chunk_contract_targets", None) or config.getoption(
         "chunk_contract_declared", None
     )
@@ -128,19 +123,32 @@ def _group_by_target(config: pytest.Config) -> None:
     given = [*config.invocation_params.args, *config.getini("addopts")]
     given += os.environ.get("PYTEST_ADDOPTS", "").split()
     if not any(a == "-d" or a == "--dist" or a.startswith("--dist=") for a in given):
-        config.option.dist = "loadgroup"
-        config.stash[_GROUPED] = True
+        config.stash[_BY_TARGET] = True
 
 
-_LOADGROUP = "chunk_contract_loadgroup"
-_GROUPED = pytest.StashKey[bool]()
+_BY_TARGET = pytest.StashKey[bool]()
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: Any) -> None:
-    """Tell each xdist worker that this plugin switched the run to ``loadgroup``."""
-    if node.config.stash.get(_GROUPED, False):
-        node.workerinput[_LOADGROUP] = True
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """With ``-n N`` and no ``--dist``: each target's items go to one worker, as one unit.
+
+    A scheduler of our own rather than xdist's ``loadgroup``, which tags node ids on the
+    workers, a side channel that pytest 9.2's structured node ids broke (pytest-xdist #1386):
+    here the unit is read from the item's own node id, ``chunk-contract::TARGET::ID``. Every
+    other test is a unit of its own, spread one by one as with ``load``.
+    """
+    if not config.stash.get(_BY_TARGET, False):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByTarget(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(f"{PREFIX}::"):
+                return nodeid.rsplit("::", 1)[0]
+            return nodeid
+
+    return ByTarget(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect, so they apply to these items too

@@ -187,7 +187,7 @@ def test_strategies_are_reused_not_rebuilt() -> None:
 
 @pytest.fixture(scope="module")
 def mixture() -> list[str]:
-    docs = _collect(any_documents(), 500)
+    docs = _collect(any_documents(), 1000)
     for doc in docs:
         _check_document(doc, 2000)
     return docs
