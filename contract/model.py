@@ -419,14 +419,7 @@ class Case:
         """Per chunk: it reports ``start``/``end`` and the document holds its text exactly there
         (compared in place; shared by the invariants that trust a faithful slice)."""
         text = self.document.text
-        return [
-            c.start is not None
-            and c.end is not None
-            and c.start >= 0
-            and c.end - c.start == len(c.text)
-            and text.startswith(c.text, c.start)
-            for c in self.chunks
-        ]
+        return [_holds_at(text, c.text, c.start, c.end) for c in self.chunks]
 
     @functools.cached_property
     def byte_exact(self) -> list[bool]:
@@ -435,14 +428,7 @@ class Case:
         if all(c.start_byte is None for c in self.chunks):
             return [False] * len(self.chunks)
         data = self.document.data
-        return [
-            c.start_byte is not None
-            and c.end_byte is not None
-            and c.start_byte >= 0
-            and c.end_byte - c.start_byte == len(c.utf8)
-            and data.startswith(c.utf8, c.start_byte)
-            for c in self.chunks
-        ]
+        return [_holds_at(data, c.utf8, c.start_byte, c.end_byte) for c in self.chunks]
 
     @property
     def all_spanned(self) -> bool:
@@ -464,6 +450,17 @@ class Case:
         """Chunks that no chunk names as its parent."""
         parents = {c.parent for c in self.chunks if c.parent is not None}
         return [c for c in self.chunks if c.id is None or c.id not in parents]
+
+
+def _holds_at(whole: Any, part: Any, start: int | None, end: int | None) -> bool:
+    """Whether ``whole[start:end] == part``, compared in place (no slice is copied)."""
+    return (
+        start is not None
+        and end is not None
+        and start >= 0
+        and end - start == len(part)
+        and whole.startswith(part, start)
+    )
 
 
 def describe_chunk(chunk: Chunk, span: tuple[int, int] | None = None) -> str:
