@@ -142,7 +142,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class ByTarget(LoadScopeScheduling):  # type: ignore[misc]
+    class ByTarget(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             if nodeid.startswith(f"{PREFIX}::"):
                 return nodeid.rsplit("::", 1)[0]
