@@ -362,7 +362,7 @@ def html_page(report: Report) -> str:
         survivors.append(
             f'<details class="mutant"{" open" if entry is None else ""}>'
             f"<summary><code>{_e(report.display(m))}:{m.start.line}</code> "
-            f"<code>{_e(m.function)}</code> <span class=\"status\">{_e(m.status)}</span> "
+            f"<code>{_e(m.function)}</code> {_status_label(m, entry)} "
             f"<code>{_e(m.change)}</code></summary>"
             f'<p class="why">{verdict}</p>'
             + (f'<p class="evidence">Evidence: {_e(evidence_text(m.evidence))}</p>'
@@ -401,6 +401,13 @@ viewer (Apache-2.0), with no network access.</p>
 <script>document.querySelector("mutation-test-report-app").report = {data};</script>
 </body></html>
 """
+
+
+def _status_label(mutant: Mutant, entry: Entry | None) -> str:
+    """A survivor's label: its triage verdict when it has one, else mutmut's status."""
+    if entry is None:
+        return f'<span class="status">{_e(mutant.status)}</span>'
+    return f'<span class="verdict {entry.verdict}">{_e(entry.verdict)}</span>'
 
 
 def _viewer_script() -> str:
