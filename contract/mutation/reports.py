@@ -430,7 +430,7 @@ def _diff_html(diff: str) -> str:
                 "del" if line.startswith("-") and not line.startswith("---") else
                 "hunk" if line.startswith("@@") else "ctx")
         out.append(f'<span class="{kind}">{_e(line)}</span>')
-    return '<pre class="diff">' + "\n".join(out) + "</pre>"
+    return '<pre class="diff">' + "".join(out) + "</pre>"  # block spans: no newline between
 
 
 def _e(text: str) -> str:
