@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from contract.invariants._common import place, spans_for
-from contract.model import Case, Document, Violation, describe_chunk, escape
+from contract.model import Case, Document, Violation, describe_chunk, escape, first_non_space
 from contract.placement import Span
 from contract.registry import invariant
 
@@ -147,7 +147,7 @@ def atx_title(content: str) -> str:
 
 @invariant("section_path", opt_in=True)
 def section_path(case: Case) -> Iterator[Violation]:
-    """A chunk's ``section`` is the path of markdown headings in force at its first character.
+    """A chunk's ``section`` is the heading path in force at its first non-blank character.
 
     Titles are compared without leading and trailing whitespace. A plugin that promises this
     rule reports ``section`` on every chunk: a missing one is a violation (the promise is what a
@@ -167,15 +167,20 @@ def section_path(case: Case) -> Iterator[Violation]:
                 (chunk.index,),
             )
             continue
-        if span is None or not 0 <= span[0] < len(doc):
+        if span is None or not 0 <= span[0] < span[1] <= len(doc):
             continue  # not placed by offsets: span_fidelity judges such chunks
-        k = bisect.bisect_right(starts, span[0]) - 1
+        # Leading blank lines before a heading belong to it: judged at the first character
+        # that is not whitespace (a blank chunk is non_empty's finding).
+        first = first_non_space(doc.text, span[0], span[1])
+        if first == -1:
+            continue
+        k = bisect.bisect_right(starts, first) - 1
         expected = paths[k] if k >= 0 else []
         if [title.strip() for title in chunk.section] != expected:
             yield Violation(
                 "section_path",
                 f"{describe_chunk(chunk, span)} reports section {list(chunk.section)!r}; the "
-                f"headings in force at its first character (line {doc.line_of(span[0])}) give "
-                f"{expected!r}",
+                f"headings in force at its first non-blank character (line "
+                f"{doc.line_of(first)}) give {expected!r}",
                 (chunk.index,),
             )

@@ -152,7 +152,7 @@ def test_a_closing_hash_run_kept_in_the_title_is_rejected() -> None:
         "section_path",
         case(DOC, chunks, promises=SP),
         "chunk[2] [16:54) reports section ['A', 'C ##']; the headings in force at its first "
-        "character (line 4) give ['A', 'C']",
+        "non-blank character (line 4) give ['A', 'C']",
     )
 
 
@@ -178,3 +178,17 @@ def test_atx_titles() -> None:
     assert [atx_title(t) for t in (" foo ##", " foo#", " ###", "\tfoo  \r", " a # b")] == [
         "foo", "foo#", "", "foo", "a # b",
     ]
+
+
+def test_blank_lines_before_a_heading_belong_to_it() -> None:
+    """A chunker that keeps the blank lines before a heading names that heading's section;
+    a path taken at the blank line itself (the section before) is rejected."""
+    doc = "# A\nalpha\n\n## B\nbeta\n"
+    chunks = spans(doc, (0, 9), (9, 20))
+    kept = [
+        type(c)(index=c.index, text=c.text, start=c.start, end=c.end, section=tuple(p))
+        for c, p in zip(chunks, (["A"], ["A", "B"]))
+    ]
+    accepts("section_path", case(doc, kept, promises=SP))
+    wrong = [kept[0], type(kept[1])(index=1, text=kept[1].text, start=9, end=20, section=("A",))]
+    rejects("section_path", case(doc, wrong, promises=SP), "give ['A', 'B']")

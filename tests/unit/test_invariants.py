@@ -142,8 +142,8 @@ PROOF: dict[str, Row] = {
     "section_path": (
         lambda: _sectioned((), ("H",)),
         lambda: _sectioned(("H",), ("H",)),
-        ("chunk[0] [0:1) reports section ['H']; the headings in force at its first character "
-         "(line 1) give []",),
+        ("chunk[0] [0:1) reports section ['H']; the headings in force at its first non-blank "
+         "character (line 1) give []",),
     ),
     "newline_invariance": (
         lambda: _twins(["one\ntwo", "three"]),
