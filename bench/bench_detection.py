@@ -4,8 +4,8 @@ For every known-defective chunker in ``tests/defects/chunkers.py`` (``DEFECTS``:
 invariant it breaks) and several seeds, two Hypothesis searches run with the same budget of
 ``--examples`` examples and stop at the first example that breaks the expected invariant:
 
-* ``contract``: ``contract.strategies.cases(kind="text", max_length=2000)``, the documents and
-  configs of ``chunk-contract run`` (degenerate configs included);
+* ``contract``: what ``chunk-contract run`` tries: the seed corpus (``contract.corpus``), then
+  ``contract.strategies.cases(kind="text", max_length=2000)`` (degenerate configs included);
 * ``naive``: ``@given(st.text(), st.integers(1, 100), st.integers(0, 99))``, the property test
   one would write by hand (overlap taken modulo max_size, so every config is valid).
 
@@ -46,6 +46,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings  # n
 from hypothesis import strategies as st  # noqa: E402
 
 from contract import scaling, strategies  # noqa: E402
+from contract.corpus import corpus_for  # noqa: E402
 from contract.execution import Session  # noqa: E402
 from contract.model import Config  # noqa: E402
 from contract.plugins import load  # noqa: E402
@@ -100,6 +101,12 @@ def search(target: str, invariant: str, generator: str, the_seed: int, examples:
     plugin = load(target)
     started = time.perf_counter()
     with Session(plugin, timeout=timeout, memory_mb=512, selected=list(registry())) as session:
+        # chunk-contract run replays the seed corpus before generating: so does its search.
+        for case in corpus_for("text") if generator == "contract" else ():
+            out.examples += 1
+            if session.observe(*case).of(invariant):
+                out.found, out.seconds, out.hangs = True, time.perf_counter() - started, 0
+                return out
 
         @settings(max_examples=examples, database=None, deadline=None, derandomize=False,
                   phases=(Phase.generate,), suppress_health_check=list(HealthCheck),
@@ -195,8 +202,10 @@ def table(rows: list[Row], seeds: list[int], examples: int, elapsed: float,
         f"load average {load[0]:.1f} before and {load[1]:.1f} after; whole run "
         f"{elapsed:.0f} s). For each known-defective chunker of `tests/defects/chunkers.py`: "
         "in how many seeds the expected invariant was broken within the budget, and the median "
-        "examples / seconds to the first detection. *contract*: `contract.strategies.cases` "
-        "(the inputs of `chunk-contract run`); *naive*: `@given(st.text(), st.integers(1, 100), "
+        "examples / seconds to the first detection. *contract*: the inputs of "
+        "`chunk-contract run`: "
+        f"its seed corpus (`contract.corpus`, {len(corpus_for('text'))} probes) first, then "
+        "`contract.strategies.cases`; *naive*: `@given(st.text(), st.integers(1, 100), "
         "st.integers(0, 99))` with overlap taken modulo max_size. Both are judged by the same "
         "engine (`Session.observe`), so only the inputs differ. Seconds include the worker's "
         "timeouts on hanging examples; the naive baseline never draws a degenerate config, so "

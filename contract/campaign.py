@@ -36,9 +36,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
 from contract import reproducers
+from contract.corpus import corpus_for
 from contract.database import ENV_VAR, SharedDatabase, open_database
 from contract.execution import Observation, Session
 from contract.model import Config
@@ -71,6 +72,8 @@ def property_test(
 ) -> Callable[..., None]:
     """A Hypothesis test that fails when ``target`` breaks any selected per-example invariant.
 
+    The seed corpus (:mod:`contract.corpus`) comes first, as explicit examples.
+
     ``hypothesis_settings``: the test's settings (default: the active profile's, read now, so
     call :func:`use_database` first). The deadline is always off: the worker's timeout bounds
     each call. ``reproducers_dir``: where violations are kept as reproducers (None: nowhere).
@@ -96,6 +99,8 @@ def property_test(
     digest = f"chunk-contract:{plugin.kind}:{plugin.target}".encode()
     check._hypothesis_internal_add_digest = digest  # type: ignore[attr-defined]
     test = given(strategy)(check)
+    for case in reversed(corpus_for(plugin.kind)):  # the seed corpus, as explicit examples
+        test = example(case)(test)
     base = hypothesis_settings if hypothesis_settings is not None else settings.default
     assert base is not None
     suppressed = {*base.suppress_health_check, HealthCheck.too_slow, HealthCheck.data_too_large}

@@ -88,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
         "(default .chunk-contract/reproducers)",
     )
     _database(run)
+    run.add_argument(
+        "--no-corpus",
+        action="store_true",
+        help="do not replay the seed corpus (contract.corpus) before generating",
+    )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     run.add_argument(
         "-n",

@@ -14,7 +14,7 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 KINDS = ("text", "workbook")
 UNITS = ("chars", "bytes", "tokens")
@@ -134,10 +134,18 @@ class Chunk:
                 out[name] = list(value) if name == "section" else value
         return out
 
-    @functools.cached_property
+    @property
     def utf8(self) -> bytes:
-        """The text as UTF-8, lone surrogates kept (``surrogatepass``, as :attr:`Document.data`)."""
-        return self.text.encode("utf-8", "surrogatepass")
+        """The text as UTF-8, lone surrogates kept (``surrogatepass``, as :attr:`Document.data`).
+
+        Encoded once; cached by hand (``functools.cached_property`` takes a lock per first
+        access on Python 3.11, a cost paid once per chunk on every example).
+        """
+        fields = self.__dict__
+        data = fields.get("_utf8")
+        if data is None:
+            data = fields["_utf8"] = self.text.encode("utf-8", "surrogatepass")
+        return data
 
     @property
     def has_offsets(self) -> bool:
@@ -284,18 +292,21 @@ class Document:
         """``line_of`` for many offsets at once: one pass over the text, no newline table.
 
         Counting ``"\n"`` between consecutive sorted offsets costs one C-speed scan of the
-        text in all, where building the table costs a Python object per line.
+        text in all, where building the table costs a Python object per line. Offsets made
+        of a few sorted runs (chunk starts, then chunk ends) sort in linear time.
         """
         if self._newlines is not None:
             return [self.line_of(offset) for offset in offsets]
-        ordered = sorted(offsets)
+        order = sorted(range(len(offsets)), key=offsets.__getitem__)
+        ordered = [offsets[i] for i in order]
         starts = itertools.chain((0,), ordered)
         counts = map(self.text.count, itertools.repeat("\n"), starts, ordered)
-        lines = list(itertools.accumulate(counts, initial=1))[1:]
-        if ordered == list(offsets):  # the usual case: chunks in document order
-            return lines
-        found = dict(zip(ordered, lines))
-        return [found[offset] for offset in offsets]
+        lines = itertools.accumulate(counts, initial=1)
+        next(lines)
+        out = [0] * len(offsets)
+        for i, line in zip(order, lines):
+            out[i] = line
+        return out
 
     def line_of(self, offset: int) -> int:
         """The 1-based line holding the character at ``offset``."""
@@ -423,12 +434,51 @@ class Case:
 
     @functools.cached_property
     def byte_exact(self) -> list[bool]:
-        """Per chunk: it reports byte offsets and the document's UTF-8 holds its text exactly
-        there (so both offsets also fall between characters)."""
-        if all(c.start_byte is None for c in self.chunks):
-            return [False] * len(self.chunks)
-        data = self.document.data
-        return [_holds_at(data, c.utf8, c.start_byte, c.end_byte) for c in self.chunks]
+        """Per chunk: it reports byte offsets, the document's UTF-8 holds its text exactly there
+        (so both offsets fall between characters) and, if it reports codepoint offsets too, both
+        spans are the same place (not two copies of a repeated text)."""
+        chunks = self.chunks
+        if all(c.start_byte is None for c in chunks):
+            return [False] * len(chunks)
+        at = self.start_bytes
+        data = None
+        out = []
+        for chunk, start_byte in zip(chunks, at):
+            if start_byte is not None:  # char-exact: its bytes are known without the document's
+                out.append(chunk.start_byte == start_byte
+                           and chunk.end_byte == start_byte + len(chunk.utf8))
+                continue
+            if data is None:
+                data = self.document.data
+            out.append(_holds_at(data, chunk.utf8, chunk.start_byte, chunk.end_byte))
+        return out
+
+    @functools.cached_property
+    def start_bytes(self) -> list[int | None]:
+        """The UTF-8 offset of each char-exact chunk's start (None for the others).
+
+        One sweep in start order: each start is reached from the previous chunk's start or end,
+        whichever is nearer, by encoding only the text in between (or the overlap back from
+        the end), so the whole costs at most one encoding of the document.
+        """
+        out: list[int | None] = [None] * len(self.chunks)
+        exact = [c for c, ok in zip(self.chunks, self.char_exact) if ok]
+        if self.document.text.isascii():
+            for chunk in exact:
+                out[chunk.index] = chunk.start
+            return out
+        text, char_at, byte_at, end_char, end_byte = self.document.text, 0, 0, 0, 0
+        for chunk in sorted(exact, key=_START_END):
+            start = cast(int, chunk.start)
+            if start - char_at <= abs(start - end_char):
+                byte_at += _utf8_size(text[char_at:start])
+            elif start >= end_char:
+                byte_at = end_byte + _utf8_size(text[end_char:start])
+            else:
+                byte_at = end_byte - _utf8_size(text[start:end_char])
+            char_at, end_char, end_byte = start, cast(int, chunk.end), byte_at + len(chunk.utf8)
+            out[chunk.index] = byte_at
+        return out
 
     @property
     def all_spanned(self) -> bool:
@@ -450,6 +500,13 @@ class Case:
         """Chunks that no chunk names as its parent."""
         parents = {c.parent for c in self.chunks if c.parent is not None}
         return [c for c in self.chunks if c.id is None or c.id not in parents]
+
+
+_START_END = operator.attrgetter("start", "end")
+
+
+def _utf8_size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _holds_at(whole: Any, part: Any, start: int | None, end: int | None) -> bool:

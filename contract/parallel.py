@@ -2,8 +2,8 @@
 
 Each process runs the whole contract (explore, shrink, save reproducers) with its own share of
 the examples and its own seed, derived from the run's seed, so ``--seed`` still repeats a
-parallel run exactly. The fresh-interpreter rerun is made by the first process; the
-``scales_linearly`` timing probe gets a process of its own, beside the exploring ones (it
+parallel run exactly. The fresh-interpreter rerun and the seed corpus are the first process's;
+the ``scales_linearly`` timing probe gets a process of its own, beside the exploring ones (it
 measures CPU time, so sharing the cores does not change its verdict). The merge keeps, for every
 invariant, ``violated`` if any process saw a violation (the counterexample with the smallest
 document wins), else ``passed`` if any process exercised it, else ``skipped``.
@@ -75,7 +75,7 @@ def run_parallel(
     share = -(-settings.max_examples // jobs)
     parts = [
         (k, replace(settings, seed=(base + k) % 2**32, max_examples=share, measure=k == 0,
-                    probe=False))
+                    probe=False, corpus=settings.corpus and k == 0))
         for k in range(jobs)
     ]
     rules = registry()
@@ -87,7 +87,8 @@ def run_parallel(
     if "scales_linearly" in active and settings.probe:
         # The timing probe runs beside the exploring processes, in CPU time (so sharing the
         # cores does not change what it measures), instead of after one of them.
-        probe = replace(settings, seed=base, max_examples=1, only=PROBE_ONLY, skip=())
+        probe = replace(settings, seed=base, max_examples=1, only=PROBE_ONLY, skip=(),
+                        corpus=False)
         parts.append((jobs, probe))
     emit(Started(plugin.target, plugin.kind, active, base, share * jobs))
     started = time.monotonic()

@@ -116,6 +116,7 @@ FIELDS = (
     "derandomize",
     "database",
     "example_database",
+    "corpus",
 )
 
 

@@ -34,6 +34,7 @@ def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "skip": tuple(args.skip),
         "reproducers": Path(args.reproducers) if args.reproducers else None,
         "example_database": database_spec(args),
+        "corpus": False if getattr(args, "no_corpus", False) else None,
     }
 
 

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
 from contract import crossrun, database, reproducers, scaling
+from contract.corpus import corpus_for
 from contract.execution import Observation, Session
 from contract.minimize import minimize
 from contract.model import Config, Violation
@@ -57,6 +58,9 @@ class RunSettings:
     measure: bool = True
     #: Run the ``scales_linearly`` timing probe. A parallel run gives it a process of its own.
     probe: bool = True
+    #: Replay the seed corpus (contract.corpus) before generating. A parallel run does it in
+    #: one of its processes only.
+    corpus: bool = True
 
     def __post_init__(self) -> None:
         if self.max_examples < 1:
@@ -180,6 +184,8 @@ def run(
         known = database.known_failures(config.database, plugin.target, plugin.kind)
         from_shared = shared.fetch(plugin.target, plugin.kind) if shared else []
         known += [(saved.document, saved.config) for saved in from_shared]
+        if config.corpus:
+            known += corpus_for(plugin.kind)
         explored = _explore(session, strategy, config, the_seed, emit, known)
         if "scales_linearly" in active and config.probe:
             _measure_scaling(session, explored, emit)
@@ -269,7 +275,8 @@ def _explore(
     step = max(1, config.max_examples // 20)
     deadline = time.monotonic() + config.explore_seconds
 
-    for case in known:  # failures saved by earlier runs come first (contract.database)
+    # Failures saved by earlier runs come first (contract.database), then the seed corpus.
+    for case in known:
         seen = session.observe(*case)
         found.examples += 1
         found.exercised |= seen.exercised

@@ -55,6 +55,7 @@ def _check_chars(case: Case, chunk: Chunk) -> Iterator[Violation]:
 
 
 def _check_bytes(case: Case, chunk: Chunk) -> Iterator[Violation]:
+    """Byte offsets hold the text, and the same place as the codepoint offsets, if any."""
     sb, eb, size = chunk.start_byte, chunk.end_byte, len(case.document.data)
     if sb is None or eb is None:
         yield _violation(
@@ -75,6 +76,14 @@ def _check_bytes(case: Case, chunk: Chunk) -> Iterator[Violation]:
             )
         elif held != chunk.text:
             yield _violation(chunk, _mismatch(chunk.text, held, f"bytes [{sb}:{eb})"))
+    elif (at := case.start_bytes[chunk.index]) is not None and at != sb:
+        # Both spans hold the text, but not the same copy of it: one of them cites wrongly.
+        yield _violation(
+            chunk,
+            f"bytes [{sb}:{eb}) and codepoints [{chunk.start}:{chunk.end}) both hold "
+            f"{escape(chunk.text, 40)}, but at two places: the codepoint span is bytes "
+            f"[{at}:{at + len(chunk.utf8)})",
+        )
 
 
 def _decode(data: bytes) -> str | None:

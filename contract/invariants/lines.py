@@ -22,10 +22,10 @@ def line_citations(case: Case) -> Iterator[Violation]:
         checked = [
             (c, s) for c, s in zip(cited, spans) if s is not None and 0 <= s[0] < s[1] <= len(doc)
         ]
-        # Starts and ends apart: each list is sorted when the chunks are in order, even with
-        # overlap, which keeps Document.lines_of on its one-pass path.
-        firsts = doc.lines_of([s[0] for _, s in checked])
-        lasts = doc.lines_of([s[1] - 1 for _, s in checked])
+        # Starts, then last characters: two sorted runs when the chunks are in order, even
+        # with overlap, so Document.lines_of sorts them in linear time and scans the text once.
+        lines = doc.lines_of([s[0] for _, s in checked] + [s[1] - 1 for _, s in checked])
+        firsts, lasts = lines[: len(checked)], lines[len(checked) :]
         for (chunk, span), first, last in zip(checked, firsts, lasts):
             if not _matches(chunk, first, last):
                 yield _wrong_lines(chunk, span, first, last)

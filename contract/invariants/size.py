@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 import regex
 
@@ -56,9 +57,13 @@ def _overlaps(case: Case, group: list[Chunk]) -> Iterator[Violation]:
     if any(s is None for s in spans):
         yield from _placed_overlap(case, group)
         return
+    exact = case.byte_exact if case.unit == "bytes" else None
     for (a, sa), (b, sb) in zip(zip(group, spans), zip(group[1:], spans[1:])):
         assert sa is not None and sb is not None
-        shared = _shared(case, sa, sb)
+        if exact is not None and exact[a.index] and exact[b.index]:
+            shared = _shared_bytes(case, a, b)  # byte spans, checked to be the same places
+        else:
+            shared = _shared(case, sa, sb)
         if shared is not None:
             yield _too_much(case, a, b, sa, sb, shared)
 
@@ -73,6 +78,13 @@ def _shared(case: Case, a: Span, b: Span) -> int | None:
         size = high - low  # no encoding needed
     else:
         size = case.size(piece)
+    return size if size > case.config.overlap else None
+
+
+def _shared_bytes(case: Case, a: Chunk, b: Chunk) -> int | None:
+    """Like :func:`_shared`, read off two byte-exact chunks' byte offsets (no encoding)."""
+    size = min(cast(int, a.end_byte), cast(int, b.end_byte))
+    size -= max(cast(int, a.start_byte), cast(int, b.start_byte))
     return size if size > case.config.overlap else None
 
 

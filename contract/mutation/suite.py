@@ -231,12 +231,14 @@ def probe(plugin: Any, settings: Any) -> None:
 
     mutmut learns which test covers which function from its trampolines, which record each call
     in the process that makes it: here that is the contract's worker, whose records die with
-    it. This replays the same seeded cases (the runner's strategy, seed and example count) in a
+    it. This replays the same cases (the seed corpus, then the runner's strategy, seed and
+    example count) in a
     worker of our own that sends the recorded names back after every call, and records them
     in this process, where mutmut reads them when the test ends. Only in the stats phase.
     """
     from hypothesis import given, seed
 
+    from contract.corpus import corpus_for
     from contract.runner import cases_for
     from contract.worker import Worker
 
@@ -253,6 +255,11 @@ def probe(plugin: Any, settings: Any) -> None:
             _record(outcome.value)
 
     with worker:
+        if settings.corpus:  # the run replays the seed corpus first: so does its coverage
+            for document, config in corpus_for(plugin.kind):
+                outcome = worker.call((document, config.max_size, config.overlap))
+                if outcome.ok:
+                    _record(outcome.value)
         replay()
 
 

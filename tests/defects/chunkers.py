@@ -831,6 +831,18 @@ def byte_offsets_as_chars(document: str, *, max_size: int, overlap: int) -> list
             for s, e in _windows(document, max_size, overlap)]
 
 
+def byte_offsets_from_find(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Seed 000's ``find()`` in bytes: codepoint offsets are right, but ``start_byte`` comes from
+    ``data.find(chunk_bytes)``, the first copy of a repeated block, so the two spans disagree."""
+    _check(max_size, overlap)
+    data, out = document.encode("utf-8", "surrogatepass"), []
+    for s, e in _windows(document, max_size, overlap):
+        piece = document[s:e].encode("utf-8", "surrogatepass")
+        at = data.find(piece)
+        out.append(_record(document, s, e, start_byte=at, end_byte=at + len(piece)))
+    return out
+
+
 def nfc_normalised(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
     """NFC-normalises each chunk's text "for the embedder" while keeping the source offsets:
     ``e`` + U+0301 becomes ``\u00e9``, text the document does not hold."""
@@ -927,6 +939,7 @@ DEFECTS: dict[str, str] = {
     "quadratic_offsets": "scales_linearly",
     "catastrophic_regex": "terminates",
     "byte_offsets_as_chars": "span_fidelity",
+    "byte_offsets_from_find": "span_fidelity",
     "nfc_normalised": "span_fidelity",
     "exits_on_blank": "no_crash",
     "stale_cache": "span_fidelity",

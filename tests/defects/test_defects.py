@@ -153,6 +153,7 @@ WITNESSES: dict[str, list[tuple[str, Config]]] = {
     "children_overlap": [("abcd", Config(2, 1))],
     "catastrophic_regex": [("a" * 40 + "!", Config(5, 0))],
     "byte_offsets_as_chars": [("\u00e9a", Config(1, 0))],
+    "byte_offsets_from_find": [("a a", Config(1, 0))],
     "nfc_normalised": [("e\u0301", Config(5, 0))],
     "exits_on_blank": [(" ", Config(1, 0))],
     "stale_cache": [("0123456789abcdefXYZ", Config(5, 0)), ("0123456789abcdefQRS", Config(5, 0))],

@@ -131,6 +131,29 @@ def test_span_fidelity_reads_lone_surrogates_back_from_bytes() -> None:
     accepts("span_fidelity", c)
 
 
+def test_span_fidelity_rejects_byte_and_codepoint_spans_on_two_copies() -> None:
+    doc = "né\nné\n"  # "né" at codepoints [0:2) and [3:5), bytes [0:3) and [4:7)
+    twice = Chunk(index=0, text="né", start=0, end=2, start_byte=4, end_byte=7)
+    rejects(
+        "span_fidelity",
+        case(doc, [twice]),
+        "chunk[0] [0:2): bytes [4:7) and codepoints [0:2) both hold 'n\\xe9', but at two places: "
+        "the codepoint span is bytes [0:3)",
+    )
+    same = Chunk(index=0, text="né", start=3, end=5, start_byte=4, end_byte=7)
+    accepts("span_fidelity", case(doc, [same]))
+
+
+def test_start_bytes_follow_overlapping_nested_and_unordered_chunks() -> None:
+    doc = "αβγ 数据 🚀 end\nαβγ"
+    ranges = [(0, 7), (4, 12), (0, 3), (2, 9), (13, 16), (9, 9), (5, 16)]
+    chunks = [Chunk(index=i, text=doc[s:e], start=s, end=e) for i, (s, e) in enumerate(ranges)]
+    c = case(doc, chunks)
+    assert c.start_bytes == [utf8_len(doc[:s]) for s, _ in ranges]
+    ascii_doc = "abc def"
+    assert case(ascii_doc, spans(ascii_doc, (4, 7), (0, 3))).start_bytes == [4, 0]
+
+
 def test_span_fidelity_bare_chunks_must_occur_in_the_document() -> None:
     doc = "one two three"
     accepts("span_fidelity", case(doc, bare("one two", "two three")))

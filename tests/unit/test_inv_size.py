@@ -167,6 +167,19 @@ def test_overlap_bounded_in_bytes() -> None:
     )
 
 
+def test_overlap_bounded_in_bytes_read_off_byte_offsets() -> None:
+    doc = "aébc"  # é is 2 bytes: codepoints [1:3) are bytes [1:4)
+    both = [
+        Chunk(index=0, text="aéb", start=0, end=3, start_byte=0, end_byte=4),
+        Chunk(index=1, text="ébc", start=1, end=4, start_byte=1, end_byte=5),
+    ]
+    rejects("overlap_bounded", case(doc, both, overlap=2, unit="bytes"), "3 bytes > overlap 2")
+    accepts("overlap_bounded", case(doc, both, overlap=3, unit="bytes"))
+    only_bytes = [Chunk(index=c.index, text=c.text, start_byte=c.start_byte,
+                        end_byte=c.end_byte) for c in both]
+    rejects("overlap_bounded", case(doc, only_bytes, overlap=2, unit="bytes"), "3 bytes")
+
+
 def test_overlap_bounded_compares_consecutive_siblings_only() -> None:
     doc = "alpha beta"
     parent = Chunk(index=0, text=doc, start=0, end=10, id="p")

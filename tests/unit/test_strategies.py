@@ -213,8 +213,10 @@ def _has_surrogate(doc: str) -> bool:
 
 
 def test_lone_surrogates_come_up_but_rarely(mixture: list[str]) -> None:
-    hits = sum(_has_surrogate(d) for d in mixture)
-    assert 1 <= hits < len(mixture) // 10, hits
+    # Rarely: never a large share of the mixture. That they come up at all is checked with
+    # find() (one derandomized sample may hold none: generation clusters, by version).
+    assert sum(_has_surrogate(d) for d in mixture) < len(mixture) // 10
+    find(any_documents(), _has_surrogate, settings=settings(database=None, max_examples=3000))
 
 
 #: Two characters with a grapheme cluster boundary between them whatever came before (the

@@ -1,0 +1,52 @@
+"""The seed corpus: valid probes, replayed first by every text run (and only by one process)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contract.corpus import CORPUS, corpus_for
+from contract.parallel import run_parallel
+from contract.runner import RunSettings, run
+
+ROOT = Path(__file__).resolve().parents[2]
+UTF16 = f"{ROOT / 'tests' / 'defects' / 'chunkers.py'}:utf16_code_units"
+
+
+@pytest.mark.parametrize(("why", "document", "config"), CORPUS, ids=[c[0][:40] for c in CORPUS])
+def test_probes_are_valid_small_documents(why: str, document: str, config: object) -> None:
+    assert why and isinstance(document, str) and len(document) <= 200
+    document.encode("utf-8", "surrogatepass")
+    assert config.is_valid  # type: ignore[attr-defined]
+
+
+def test_probes_are_distinct_and_text_only() -> None:
+    assert len({(d, c) for _, d, c in CORPUS}) == len(CORPUS)
+    assert corpus_for("text") == [(d, c) for _, d, c in CORPUS]
+    assert corpus_for("workbook") == []
+
+
+def _settings(**changes: object) -> RunSettings:
+    values: dict[str, object] = dict(
+        max_examples=1, seed=1, reproducers=None, skip=("scales_linearly",), measure=False
+    )
+    values.update(changes)
+    return RunSettings(**values)  # type: ignore[arg-type]
+
+
+def test_a_run_replays_the_corpus_before_generating() -> None:
+    # One generated example (the empty document) cannot meet a UTF-16 bug; the corpus does.
+    without = run(UTF16, _settings(corpus=False))
+    assert without.passed and without.examples == 1
+    found = run(UTF16, _settings())
+    violated = {r.id: r for r in found.violated}
+    assert "codepoint_integrity" in violated and found.examples == len(CORPUS) + 1
+    counterexample = violated["codepoint_integrity"].counterexample
+    assert counterexample is not None and "\U0001f680" in counterexample.document
+
+
+def test_a_parallel_run_replays_the_corpus_once() -> None:
+    result = run_parallel(UTF16, _settings(max_examples=2), 2)
+    assert result.examples == len(CORPUS) + 2
+    assert "codepoint_integrity" in {r.id for r in result.violated}
