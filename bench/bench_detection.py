@@ -37,6 +37,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -235,6 +236,7 @@ def table(rows: list[Row], seeds: list[int], examples: int, elapsed: float,
     always = {gen: sum(1 for r in rows
                        if r.results.get(gen) and all(s.found for s in r.results[gen]))
               for gen in totals}
+    race = _race(rows)
     never = {gen: [r.name for r in rows if r.results.get(gen)
                    and not any(s.found for s in r.results[gen])] for gen in totals}
     summary = [
@@ -243,6 +245,12 @@ def table(rows: list[Row], seeds: list[int], examples: int, elapsed: float,
         f"{totals['contract'][1]}, naive {totals['naive'][0]}/{totals['naive'][1]}. "
         f"Defects found on every seed: contract {always['contract']}/{len(rows)}, naive "
         f"{always['naive']}/{sum(1 for r in rows if r.results.get('naive'))}.",
+        "",
+        f"Median examples to detection, contract against naive (a search that misses counts as "
+        f"past the budget): contract faster on {race['faster']}, tied on {race['tied']} "
+        f"({race['floor']} of them at the floor: both find it on their first or second input, "
+        f"the empty document or the first non-trivial one), slower on {race['slower']}"
+        + (f" ({', '.join(race['slower_names'])})" if race["slower_names"] else "") + ".",
         "",
         "Never found by the contract's generators: "
         + (", ".join(f"`{n}`" for n in never["contract"]) or "none") + ".",
@@ -257,6 +265,28 @@ def table(rows: list[Row], seeds: list[int], examples: int, elapsed: float,
         "",
     ]
     return "\n".join(head + lines + summary)
+
+
+def _median_examples(searches: list[Search], budget: float) -> float:
+    """Median examples to detection over all seeds, a miss counted as past the budget."""
+    return statistics.median(s.examples if s.found else budget + 1 for s in searches)
+
+
+def _race(rows: list[Row]) -> dict[str, Any]:
+    """Per defect with both searches: is the contract's median faster, tied or slower?"""
+    out: dict[str, Any] = {"faster": 0, "tied": 0, "floor": 0, "slower": 0, "slower_names": []}
+    for row in rows:
+        if "naive" not in row.results:
+            continue
+        budget = max(s.examples for gen in row.results.values() for s in gen)
+        ours = _median_examples(row.results["contract"], budget)
+        theirs = _median_examples(row.results["naive"], budget)
+        verdict = "faster" if ours < theirs else "tied" if ours == theirs else "slower"
+        out[verdict] += 1
+        out["floor"] += verdict == "tied" and ours <= 2
+        if verdict == "slower":
+            out["slower_names"].append(f"`{row.name}`")
+    return out
 
 
 def write_section(text: str, path: Path = RESULTS) -> None:

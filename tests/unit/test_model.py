@@ -340,3 +340,15 @@ def test_lines_of_is_line_of_for_many_offsets(text: str, data: st.DataObject) ->
     assert Document(text).lines_of(sorted(offsets)) == [
         Document(text).line_of(o) for o in sorted(offsets)
     ]
+
+
+@given(st.text(alphabet="a\u00e9\u6570\U0001f680\n", max_size=40), st.data())
+def test_start_bytes_are_the_utf8_offsets_of_exact_chunks(text: str, data: st.DataObject) -> None:
+    """Any spans (nested, overlapping, unordered, empty) of a mixed-width text, and a wrong one."""
+    bounds = st.integers(0, len(text))
+    spans = data.draw(st.lists(st.tuples(bounds, bounds).map(sorted), max_size=10))
+    chunks = [Chunk(index=i, text=text[s:e], start=s, end=e) for i, (s, e) in enumerate(spans)]
+    chunks.append(Chunk(index=len(chunks), text="x", start=0, end=1))  # not exact (no "x")
+    case = Case(Document(text), Config(10), chunks)
+    expected = [len(text[:s].encode("utf-8")) for s, _ in spans]
+    assert case.start_bytes == [*expected, None]
