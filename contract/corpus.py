@@ -7,8 +7,9 @@ seed corpus: each probe is one small document and config aimed at one bug class.
 first, broadest first, so a run that stops at the first finding (mutation testing) stops
 early. A probe's finding is minimized like any other (contract.minimize).
 
-The configs are valid for every chunker (``0 <= overlap < max_size``) and small, so that even
-short documents are cut.
+The configs are small, so that even short documents are cut: valid ones
+(``0 <= overlap < max_size``) first, then one of each degenerate family of SPEC §2, which a
+chunker must refuse or survive (``config_validation``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from contract.model import Config
 
 __all__ = ["CORPUS", "corpus_for"]
 
-#: ``(why, document, config)``, broadest first.
+_WORDS = "ab cd\nef gh ij"
+
+#: ``(why, document, config)``, broadest first; the degenerate configs last.
 CORPUS: tuple[tuple[str, str, Config], ...] = (
     ("the empty document", "", Config(1, 0)),
     (
@@ -48,8 +51,9 @@ CORPUS: tuple[tuple[str, str, Config], ...] = (
     ("lone surrogates: legal in a str, refused by strict UTF-8",
      "ab\ud800cd ef\udfff", Config(3, 1)),
     (
-        "markdown: headings, a fence holding a heading-like line, a closing # run",
-        "# Title\n\nIntro text.\n\n```\n# not a heading\n```\n\n## Part ##\nBody text here.\n",
+        "markdown: headings (one with a tab after the hashes and a closing # run), a fence "
+        "holding a heading-like line",
+        "# Title\n\nIntro text.\n\n```\n# not a heading\n```\n\n##\tPart ##\nBody text here.\n",
         Config(16, 0),
     ),
     ("markdown: a fence left open, with a heading-like line inside",
@@ -64,6 +68,13 @@ CORPUS: tuple[tuple[str, str, Config], ...] = (
     ("NUL, odd line breaks and a BOM",
      "\ufeffa\x00b\x0bc\x0cd\x85e\u2028f\u2029g", Config(3, 1)),
     ("CJK without spaces", "\u4e2d\u6587\u6587\u672c\u6ca1\u6709\u7a7a\u683c" * 5, Config(7, 2)),
+    # One probe per degenerate family of SPEC §2: refused with ValueError/TypeError, or handled
+    # with output that keeps every invariant (config_validation).
+    ("degenerate: overlap == max_size, the forward-progress killer", _WORDS, Config(2, 2)),
+    ("degenerate: seed 002's max_size=1, overlap=999", _WORDS, Config(1, 999)),
+    ("degenerate: max_size=0", _WORDS, Config(0, 0)),
+    ("degenerate: negative overlap", _WORDS, Config(3, -1)),
+    ("degenerate: negative max_size", _WORDS, Config(-1, 0)),
 )
 
 

@@ -198,7 +198,8 @@ def _header(
         "choice the documentation does not mention.",
         "",
         f"Run: seed {versions.get('seed', '?')}, {versions.get('max_examples', '?')} generated "
-        f"examples per adapter, Python {versions.get('python', '?')}, "
+        f"examples per adapter after the seed corpus (contract/corpus.py), "
+        f"Python {versions.get('python', '?')}, "
         f"chunk-contract {versions.get('chunk-contract', '?')}, "
         f"Hypothesis {versions.get('hypothesis', '?')}.",
         "",

@@ -680,6 +680,67 @@ _add(
     ),
 )
 
+_add(
+    ("langchain-markdown-headers",),
+    "heading_boundary",
+    Finding(
+        "bug",
+        "a backtick line with a backtick in its info string is taken for a code fence",
+        "`split_text` opens a code block on any line that `startswith(\"```\")` and holds one "
+        "`\"```\"`, and closes it on the next line that starts with the same fence. CommonMark "
+        "says the info string of a backtick fence may not contain a backtick, so a line such as "
+        "`` ```t` `` opens no fence (it is paragraph text); the splitter's code block then swallows "
+        "the headings that follow, and they stay inside the preceding chunk.",
+        "langchain_text_splitters/markdown.py, `MarkdownHeaderTextSplitter.split_text` "
+        "(`in_code_block`)",
+        expect=r"holds a heading|holds heading",
+    ),
+)
+
+_SURROGATES = (
+    "A lone surrogate (legal in a Python `str`: `json.loads('\"\\\\ud800\"')`, file names "
+    "decoded with `surrogateescape`) makes {what} raise `UnicodeEncodeError: surrogates not "
+    "allowed`; the document is neither chunked nor refused with a chunking error. See the "
+    "note on lone surrogates below."
+)
+_add(
+    ("chonkie-sentence", "chonkie-recursive"),
+    "no_crash",
+    Finding(
+        "disputed",
+        "a lone surrogate raises UnicodeEncodeError (strict UTF-8 encoding of the text)",
+        _SURROGATES.format(what='`split_text_by_delimiters`, which encodes the text with '
+                                'strict `text.encode("utf-8")` to split it in bytes,'),
+        "chonkie/chunker/base.py, `split_text_by_delimiters`",
+        expect=r"UnicodeEncodeError.*surrogates not allowed",
+    ),
+)
+_add(
+    ("llamaindex-sentence", "llamaindex-markdown"),
+    "no_crash",
+    Finding(
+        "disputed",
+        "a lone surrogate raises UnicodeEncodeError (the document hash encodes strictly)",
+        _SURROGATES.format(what='the source document\'s hash (`sha256(doc_identity.encode('
+                                '"utf-8"))`, computed for every node\'s SOURCE relationship)'),
+        "llama_index/core/schema.py, `MediaResource.hash`; node_parser/node_utils.py, "
+        "`build_nodes_from_splits`",
+        expect=r"UnicodeEncodeError.*surrogates not allowed",
+    ),
+)
+_add(
+    _TS,
+    "no_crash",
+    Finding(
+        "disputed",
+        "a lone surrogate raises UnicodeEncodeError (Rust strings must be valid UTF-8)",
+        _SURROGATES.format(what="the conversion of the document to a Rust `&str` at the "
+                                "extension's boundary (PyO3)"),
+        "semantic-text-splitter (PyO3 bindings), `chunk_indices` argument conversion",
+        expect=r"UnicodeEncodeError.*surrogates not allowed",
+    ),
+)
+
 
 #: Observations about an adapter that the run's matrix does not show (found by hand while
 #: reviewing), printed under the adapter's section.
@@ -691,8 +752,8 @@ ADAPTER_NOTES: dict[str, str] = {
         "`_merge_splits` re-joins the pieces with one separator. Its `start_index` is then -1."
     ),
     "langchain-markdown-headers": (
-        "`heading_boundary` passes only vacuously: chunks are rewritten text (see "
-        "`span_fidelity`), so the contract cannot place them and skips the check. By hand: with "
+        "`heading_boundary` is judged only on chunks the contract can place: most chunks are "
+        "rewritten text (see `span_fidelity`), and those are skipped. By hand: with "
         '`strip_headers=False`, `"# A\\n## B\\ntext"` gives one chunk `"# A  \\n## '
         'B\\ntext"`: `aggregate_lines_to_chunks` deliberately appends a section to a '
         "preceding heading-only chunk of a shallower level, so a heading is not always at a "
@@ -711,6 +772,14 @@ ADAPTER_NOTES: dict[str, str] = {
 
 #: Paragraphs for the page's last section: where the contract, not a library, is arguable.
 CONTRACT_NOTES: list[str] = [
+    "- **Lone surrogates are documents too** (SPEC §5 `codepoint_integrity` speaks of lone "
+    "surrogates a document holds). A Python `str` may hold one: JSON with a broken emoji "
+    "escape (`json.loads` accepts `\"\\\\ud83d\"`), file names decoded with "
+    "`surrogateescape`. The seed corpus includes such a document, and the contract reports a "
+    "`UnicodeEncodeError` from strict UTF-8 encoding as `no_crash`. A library may fairly require "
+    "valid Unicode (Rust strings must be UTF-8), and the error is explicit; what a pipeline "
+    "needs to know is that one such document stops the ingestion instead of being chunked or "
+    "refused per document. Marked *disputed*.",
     "- **Whitespace is `str.isspace()`** (SPEC §5, `non_empty`, `no_lost_text`). Python counts "
     "U+001C..U+001F as whitespace; Unicode's `White_Space` property, Rust's `char::is_whitespace` "
     "and most non-Python trimmers do not. A splitter that trims by Unicode rules keeps a chunk "
