@@ -6,7 +6,8 @@ Each seed is a fuzz input (see chunk_input.py): a 2-byte config header, then the
 UTF-8. The documents reuse the adversarial fragments of ``contract.strategies`` (the pieces that
 broke real chunkers: CRLF and odd line breaks, repeated blocks, long unbroken runs, grapheme
 clusters, markdown headings inside and outside fences, long three-line headers). Every folder
-gets the shared seeds plus a few aimed at that chunker. ``--check`` exits 1 if a file on disk
+gets the shared seeds, the probes of ``contract.corpus`` that a fuzz input can spell, and a few
+aimed at that chunker. ``--check`` exits 1 if a file on disk
 differs from what would be written (for CI).
 """
 
@@ -21,6 +22,7 @@ if str(HERE) not in sys.path:
 
 from chunk_input import decode, encode  # noqa: E402
 
+from contract.corpus import corpus_for  # noqa: E402
 from contract.strategies.text import (  # noqa: E402
     CJK_PHRASES,
     CONTROLS,
@@ -130,6 +132,19 @@ def files() -> dict[Path, bytes]:
             out[folder / name] = data
         for name, (header, document) in DEGENERATE.items():
             out[folder / name] = header + document.encode("utf-8")
+        out.update({folder / name: data for name, data in _contract_corpus().items()})
+    return out
+
+
+def _contract_corpus() -> dict[str, bytes]:
+    """The probes ``chunk-contract run`` replays first (contract.corpus) that a fuzz input can
+    spell: a valid config the header can write, and text that is valid UTF-8."""
+    out = {}
+    for number, (document, config) in enumerate(corpus_for("text")):
+        try:
+            out[f"contract-corpus-{number:02d}"] = encode(document, config.max_size, config.overlap)
+        except (ValueError, UnicodeEncodeError):
+            continue  # a degenerate config, or a lone surrogate (not UTF-8)
     return out
 
 
