@@ -50,6 +50,7 @@ from contract import scaling, strategies  # noqa: E402
 from contract.corpus import corpus_for  # noqa: E402
 from contract.execution import Session  # noqa: E402
 from contract.model import Config  # noqa: E402
+from contract.mutation.suite import stabilize_generation  # noqa: E402
 from contract.plugins import load  # noqa: E402
 from contract.registry import registry  # noqa: E402
 
@@ -208,7 +209,9 @@ def table(rows: list[Row], seeds: list[int], examples: int, elapsed: float,
         f"its seed corpus (`contract.corpus`, {len(corpus_for('text'))} probes) first, then "
         "`contract.strategies.cases`; *naive*: `@given(st.text(), st.integers(1, 100), "
         "st.integers(0, 99))` with overlap taken modulo max_size. Both are judged by the same "
-        "engine (`Session.observe`), so only the inputs differ. Seconds include the worker's "
+        "engine (`Session.observe`), so only the inputs differ (and neither gets the string "
+        "constants Hypothesis would otherwise mix in from this project's source). "
+        "Seconds include the worker's "
         "timeouts on hanging examples; the naive baseline never draws a degenerate config, so "
         "`config_validation` is out of its reach by construction. *probe* and *run* rows are "
         "decided by the runner's own checks (the timing probe; the fresh-interpreter rerun), "
@@ -314,6 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated defect names")
     parser.add_argument("--no-write", action="store_true", help="do not touch bench/RESULTS.md")
     args = parser.parse_args(argv)
+    # Hypothesis mixes string constants from this project's own modules into generation (the
+    # corpus, the strategies' pieces): a naive test elsewhere would not get them. Off for both.
+    stabilize_generation()
     defects = _defects()
     names = [n for n in args.only.split(",") if n] or list(defects)
     unknown = [n for n in names if n not in defects]
