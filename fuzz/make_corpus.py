@@ -138,9 +138,11 @@ def files() -> dict[Path, bytes]:
 
 def _contract_corpus() -> dict[str, bytes]:
     """The probes ``chunk-contract run`` replays first (contract.corpus) that a fuzz input can
-    spell: a valid config the header can write, and text that is valid UTF-8."""
+    spell: a valid config the header can write, and non-empty text that is valid UTF-8."""
     out = {}
     for number, (document, config) in enumerate(corpus_for("text")):
+        if not document:
+            continue  # libFuzzer tries the empty input by itself
         try:
             out[f"contract-corpus-{number:02d}"] = encode(document, config.max_size, config.overlap)
         except (ValueError, UnicodeEncodeError):
