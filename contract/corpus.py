@@ -1,11 +1,12 @@
-"""The seed corpus: a few hand-made probes that every text run replays before generating.
+"""The seed corpus: a few hand-made probes that every run replays before generating.
 
 Generated examples vary with the seed and with the Hypothesis version: a 200-example run on
 one seed may meet no lone surrogate, or no unclosed code fence. The corpus makes the known
 bug shapes of the seeds (shared/seeds) certain in every run, the way a fuzzer starts from its
 seed corpus: each probe is one small document and config aimed at one bug class. They come
 first, broadest first, so a run that stops at the first finding (mutation testing) stops
-early. A probe's finding is minimized like any other (contract.minimize).
+early. A text probe's finding is minimized like any other (contract.minimize). Workbook
+plugins get their own probes (seed 001's used-range over-claim, row groups, far cells).
 
 The configs are small, so that even short documents are cut: valid ones
 (``0 <= overlap < max_size``) first, then one of each degenerate family of SPEC §2, which a
@@ -14,9 +15,11 @@ chunker must refuse or survive (``config_validation``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from contract.model import Config
 
-__all__ = ["CORPUS", "corpus_for"]
+__all__ = ["CORPUS", "WORKBOOK_CORPUS", "corpus_for"]
 
 _WORDS = "ab cd\nef gh ij"
 
@@ -78,8 +81,51 @@ CORPUS: tuple[tuple[str, str, Config], ...] = (
 )
 
 
-def corpus_for(kind: str) -> list[tuple[str, Config]]:
-    """The ``(document, config)`` probes for a plugin of ``kind`` (none for workbooks yet)."""
-    if kind != "text":
-        return []
-    return [(document, config) for _, document, config in CORPUS]
+_FILL: dict[str, Any] = {"value": None, "style": "fill"}  # a styled-empty cell
+
+
+def _tall(rows: int) -> dict[str, Any]:
+    cells: dict[str, Any] = {"A1": "id", "B1": "name"}
+    for row in range(2, rows + 2):
+        cells[f"A{row}"], cells[f"B{row}"] = row - 1, f"item {row - 1}"
+    return cells
+
+
+#: ``(why, workbook description, config)`` for workbook plugins (descriptions as in
+#: contract.workbook: ``{"sheets": {title: {A1 ref: value}}}``).
+WORKBOOK_CORPUS: tuple[tuple[str, dict[str, Any], Config], ...] = (
+    ("one empty sheet", {"sheets": {"Sheet1": {}}}, Config(1, 0)),
+    (
+        "seed 001: a styled-empty cell far out makes the used range A1:XFD4, the data is A1:B3",
+        {"sheets": {"Data": {**_tall(2), "XFD4": _FILL}}},
+        Config(12, 0),
+    ),
+    (
+        "two blocks apart, a whitespace-only cell, a styled-empty hole, an empty second sheet",
+        {"sheets": {"S": {"A1": "x", "B1": "  ", "A2": _FILL, "B2": 2, "D4": "far", "E5": 3.5},
+                    "Empty": {}}},
+        Config(4, 0),
+    ),
+    ("seed 001: a tall block, split into row groups of a few rows",
+     {"sheets": {"Rows": _tall(12)}}, Config(30, 0)),
+    ("one cell longer than the cap: indivisible", {"sheets": {"Sheet1": {"A1": "x" * 50}}},
+     Config(10, 0)),
+    (
+        "values of every kind under a unicode title",
+        {"sheets": {"Donn\u00e9es \u2713": {
+            "A1": "na\u00efve \U0001f680", "B1": True, "C1": "two\nlines",
+            "A2": {"date": "2024-01-31T00:00:00"}, "B2": "=SUM(A1:A3)", "C2": -0.5}}},
+        Config(6, 0),
+    ),
+    ("the last cell of a sheet", {"sheets": {"Far": {"A1": 1, "XFD1048576": "end"}}},
+     Config(5, 0)),
+    ("degenerate: overlap == max_size", {"sheets": {"Rows": _tall(3)}}, Config(4, 4)),
+    ("degenerate: max_size=0", {"sheets": {"Rows": _tall(3)}}, Config(0, 0)),
+    ("degenerate: negative overlap", {"sheets": {"Rows": _tall(3)}}, Config(8, -1)),
+)
+
+
+def corpus_for(kind: str) -> list[tuple[Any, Config]]:
+    """The ``(document, config)`` probes for a plugin of ``kind`` (text or workbook)."""
+    table: tuple[tuple[str, Any, Config], ...] = WORKBOOK_CORPUS if kind == "workbook" else CORPUS
+    return [(document, config) for _, document, config in table]

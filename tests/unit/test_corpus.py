@@ -1,4 +1,4 @@
-"""The seed corpus: valid probes, replayed first by every text run (and only by one process)."""
+"""The seed corpus: valid probes, replayed first by every run (and by one process of -n)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from contract.corpus import CORPUS, corpus_for
+from contract.corpus import CORPUS, WORKBOOK_CORPUS, corpus_for
+from contract.model import Config
 from contract.parallel import run_parallel
 from contract.runner import RunSettings, run
+from contract.workbook import build
 
 ROOT = Path(__file__).resolve().parents[2]
 UTF16 = f"{ROOT / 'tests' / 'defects' / 'chunkers.py'}:utf16_code_units"
+SPREADSHEET = f"{ROOT / 'reference_chunkers' / 'spreadsheet.py'}:split"
 
 
 @pytest.mark.parametrize(("why", "document", "config"), CORPUS, ids=[c[0][:40] for c in CORPUS])
@@ -33,7 +36,21 @@ def test_degenerate_probes_come_last_and_cover_every_family() -> None:
 def test_probes_are_distinct_and_text_only() -> None:
     assert len({(d, c) for _, d, c in CORPUS}) == len(CORPUS)
     assert corpus_for("text") == [(d, c) for _, d, c in CORPUS]
-    assert corpus_for("workbook") == []
+    assert corpus_for("workbook") == [(d, c) for _, d, c in WORKBOOK_CORPUS]
+
+
+@pytest.mark.parametrize(
+    ("why", "description", "config"), WORKBOOK_CORPUS, ids=[c[0][:40] for c in WORKBOOK_CORPUS]
+)
+def test_workbook_probes_build(why: str, description: dict, config: Config) -> None:
+    book = build(description)
+    assert [ws.title for ws in book.worksheets] == list(description["sheets"])
+    assert config.is_valid or why.startswith("degenerate:")
+
+
+def test_a_workbook_run_replays_its_corpus() -> None:
+    result = run(SPREADSHEET, _settings(max_examples=1, corpus=True))
+    assert result.passed and result.examples == len(WORKBOOK_CORPUS) + 1
 
 
 def _settings(**changes: object) -> RunSettings:
@@ -59,3 +76,15 @@ def test_a_parallel_run_replays_the_corpus_once() -> None:
     result = run_parallel(UTF16, _settings(max_examples=2), 2)
     assert result.examples == len(CORPUS) + 2
     assert "codepoint_integrity" in {r.id for r in result.violated}
+
+
+@pytest.mark.parametrize(
+    ("twin", "rule"),
+    [("OverClaim", "tight_range"), ("GapSplitter", "tiles_parent"),
+     ("OverlapSplitter", "tiles_parent")],
+)
+def test_the_workbook_corpus_alone_catches_seed_001s_bugs(twin: str, rule: str) -> None:
+    target = f"{ROOT / 'tests' / 'sheets' / 'twins.py'}:{twin}"
+    assert run(target, _settings(max_examples=1, corpus=False)).passed  # control: one sheet
+    found = run(target, _settings(max_examples=1, only=(rule,)))
+    assert [r.id for r in found.violated] == [rule]
