@@ -4,6 +4,7 @@
     targets = ["src/my_pkg/chunker.py:split", "my_pkg.chunk:Splitter"]
     profile = "dev"                 # dev | ci | nightly (see contract.profiles)
     max-examples = 300              # budgets override the profile's
+    corpus = true                   # replay the seed corpus first (the default)
     timeout = 2.0
     skip = { ordered = "our chunker emits nested chunks" }
     reproducers = ".chunk-contract/reproducers"
@@ -56,8 +57,13 @@ _BUDGETS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "shrink_seconds": ((int, float), "a positive number of seconds"),
     "max_length": (int, "a positive integer"),
 }
-_TOP_KEYS = {"targets", "target", "profile", "only", "skip", "reproducers", "database", *_BUDGETS}
-_ENTRY_KEYS = {"target", "only", "skip", *_BUDGETS}
+#: Switch keys (snake case) -> description for messages: true or false.
+_SWITCHES: dict[str, str] = {"corpus": "true or false (replay the seed corpus first)"}
+_TOP_KEYS = {
+    "targets", "target", "profile", "only", "skip", "reproducers", "database", *_BUDGETS,
+    *_SWITCHES,
+}
+_ENTRY_KEYS = {"target", "only", "skip", *_BUDGETS, *_SWITCHES}
 
 
 @dataclass(frozen=True)
@@ -275,6 +281,11 @@ def _budgets(table: Mapping[str, Any], where: str) -> dict[str, Any]:
                 f"{where}: {key.replace('_', '-')} must be {description}, got {value!r}"
             )
         out[key] = value if kind is int else float(value)
+    for key, description in _SWITCHES.items():
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(f"{where}: {key} must be {description}, got {table[key]!r}")
+            out[key] = table[key]
     return out
 
 

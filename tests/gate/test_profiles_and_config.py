@@ -118,6 +118,18 @@ reproducers = "out/repro"
     assert find(tmp_path / "sub").path == tmp_path / "pyproject.toml"  # found from below
 
 
+def test_corpus_switch_in_the_table_and_on_the_command_line(tmp_path: Path) -> None:
+    config = load(write(tmp_path, 'targets = ["a.py:f", {target = "b.py:f", corpus = true}]\n'
+                                  "corpus = false\n"))
+    assert config.settings(config.entry("a.py:f"), None).corpus is False
+    assert config.settings(config.entry("b.py:f"), None).corpus is True  # the entry wins
+    assert load(write(tmp_path, 'targets = ["a.py:f"]\n')).settings(
+        config.entry("a.py:f"), None
+    ).corpus is True  # the default
+    flagged = config.settings(config.entry("b.py:f"), None, overrides={"corpus": False})
+    assert flagged.corpus is False  # --no-corpus beats the table
+
+
 @pytest.mark.parametrize(
     "table, says",
     [
@@ -129,6 +141,7 @@ reproducers = "out/repro"
         ("profile = 'fast'", "unknown profile 'fast'"),
         ("targets = [{skip = ['ordered']}]", "needs a 'target' key"),
         ("targets = 'a.py:f'", "targets must be a list"),
+        ("corpus = 'no'", "corpus must be true or false"),
     ],
 )
 def test_bad_tables_are_usage_errors(tmp_path: Path, table: str, says: str) -> None:
