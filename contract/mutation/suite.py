@@ -232,9 +232,9 @@ def probe(plugin: Any, settings: Any) -> None:
     mutmut learns which test covers which function from its trampolines, which record each call
     in the process that makes it: here that is the contract's worker, whose records die with
     it. This replays the same cases (the seed corpus, then the runner's strategy, seed and
-    example count) in a
-    worker of our own that sends the recorded names back after every call, and records them
-    in this process, where mutmut reads them when the test ends. Only in the stats phase.
+    example count) in a worker of our own that sends the recorded names back after every call,
+    and records them in this process, where mutmut reads them when the test ends. Only in the
+    stats phase.
     """
     from hypothesis import given, seed
 
