@@ -344,14 +344,14 @@ class Document:
         checkpoints = self._byte_checkpoints()
         k = min(offset // _CHECKPOINT, len(checkpoints) - 1)
         head = self.text[k * _CHECKPOINT : offset]
-        return checkpoints[k] + len(head.encode("utf-8", "surrogatepass"))
+        return checkpoints[k] + _utf8_size(head)
 
     def _byte_checkpoints(self) -> list[int]:
         if self._checkpoints is None:
             out, pos, text = [], 0, self.text
             for k in range(0, len(text) + 1, _CHECKPOINT):
                 out.append(pos)
-                pos += len(text[k : k + _CHECKPOINT].encode("utf-8", "surrogatepass"))
+                pos += _utf8_size(text[k : k + _CHECKPOINT])
             self._checkpoints = out
         return self._checkpoints
 

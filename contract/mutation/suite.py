@@ -245,21 +245,17 @@ def probe(plugin: Any, settings: Any) -> None:
     worker = Worker(_probe_task(plugin), timeout=settings.timeout, memory_mb=settings.memory_mb)
     strategy = cases_for(plugin, settings)
 
-    @_generate_only(settings)
-    @seed(settings.seed)
-    @given(strategy)
-    def replay(case: tuple[Any, Any]) -> None:
+    def call(case: tuple[Any, Any]) -> None:
         document, config = case
         outcome = worker.call((document, config.max_size, config.overlap))
         if outcome.ok:
             _record(outcome.value)
 
+    replay = _generate_only(settings)(seed(settings.seed)(given(strategy)(call)))
     with worker:
         if settings.corpus:  # the run replays the seed corpus first: so does its coverage
-            for document, config in corpus_for(plugin.kind):
-                outcome = worker.call((document, config.max_size, config.overlap))
-                if outcome.ok:
-                    _record(outcome.value)
+            for case in corpus_for(plugin.kind):
+                call(case)
         replay()
 
 

@@ -88,3 +88,23 @@ def test_the_workbook_corpus_alone_catches_seed_001s_bugs(twin: str, rule: str) 
     assert run(target, _settings(max_examples=1, corpus=False)).passed  # control: one sheet
     found = run(target, _settings(max_examples=1, only=(rule,)))
     assert [r.id for r in found.violated] == [rule]
+
+
+def test_a_saved_failure_that_is_also_a_probe_is_called_once() -> None:
+    from hypothesis import strategies as st
+
+    from contract.execution import Observation
+    from contract.runner import _explore
+
+    calls: list[tuple[str, Config]] = []
+
+    class Recorder:
+        def observe(self, document: str, config: Config) -> Observation:
+            calls.append((document, config))
+            return Observation(document, config)
+
+    probe = corpus_for("text")[1]
+    found = _explore(Recorder(), st.just(probe), _settings(), 1, lambda event: None,  # type: ignore[arg-type]
+                     [probe, *corpus_for("text")])
+    assert calls.count(probe) == 2  # once replayed, once generated (Hypothesis's own draw)
+    assert found.examples == len(CORPUS) + 1
