@@ -1,0 +1,161 @@
+"""A child's whole process tree, from outside: its members, CPU time, resident memory, the kill.
+
+An out-of-process plugin is started as the leader of a session of its own
+(``start_new_session=True``), so every process it starts (a shell, ``sleep`` grandchildren,
+node's workers) carries its session id unless it calls ``setsid`` itself. Members are found in
+``/proc`` by that session id (and by process group, for the kill). Linux only for the /proc
+parts; elsewhere the helpers see the leader alone.
+
+Memory: a cgroup v2 with a writable ``memory.max`` when one is available (:class:`Cgroup`), else
+a watch of the group's resident memory (:func:`session_rss`) while a call runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from pathlib import Path
+
+_PROC = Path("/proc")
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+# Fields of /proc/PID/stat after the ")" that closes the command name (field 3 is index 0).
+_STATE, _PGRP, _SESSION, _UTIME, _STIME, _CUTIME, _CSTIME, _RSS = 0, 2, 3, 11, 12, 13, 14, 21
+
+
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command name, or None if it is gone."""
+    try:
+        raw = (_PROC / str(pid) / "stat").read_bytes()
+    except OSError:
+        return None
+    return raw[raw.rfind(b")") + 2 :].decode("ascii", "replace").split()
+
+
+def members(leader: int) -> list[tuple[int, list[str]]]:
+    """Every live (non-zombie) process in ``leader``'s session or process group, with its stat."""
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(_PROC):
+            if not entry.name.isdigit():
+                continue
+            fields = _stat(entry.name)
+            if fields is None or fields[_STATE] == "Z":
+                continue
+            if str(leader) in (fields[_SESSION], fields[_PGRP]):
+                found.append((int(entry.name), fields))
+    return found
+
+
+def session_cpu_seconds(leader: int) -> float:
+    """User + system CPU seconds of the group: its live members and the children they reaped."""
+    ticks = 0
+    for _, fields in members(leader):
+        ticks += sum(int(fields[i]) for i in (_UTIME, _STIME, _CUTIME, _CSTIME))
+    return ticks / _CLOCK_TICKS
+
+
+def session_rss(leader: int) -> int:
+    """Resident bytes of every live process of the group, summed."""
+    return sum(int(fields[_RSS]) for _, fields in members(leader)) * _PAGE
+
+
+def kill_tree(leader: int) -> None:
+    """SIGKILL the process group, then any member that left the group (but not the session)."""
+    with contextlib.suppress(OSError):
+        os.killpg(leader, signal.SIGKILL)
+    for pid, _ in members(leader):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+class Cgroup:
+    """A cgroup v2 of one child: ``memory.max`` set, ``memory.events`` read, removed at close."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def create(cls, name: str, memory_bytes: int) -> Cgroup | None:
+        """A new cgroup under this process's own one, if cgroup v2 memory control is usable."""
+        parent = _own_v2_cgroup()
+        if parent is None:
+            return None
+        path = parent / name
+        try:
+            path.mkdir()
+            (path / "memory.max").write_text(f"{memory_bytes}\n")
+        except OSError:
+            with contextlib.suppress(OSError):
+                path.rmdir()
+            return None
+        with contextlib.suppress(OSError):
+            (path / "memory.swap.max").write_text("0\n")
+        return cls(path)
+
+    @property
+    def procs_file(self) -> str:
+        """Writing ``0`` here moves the writing process into the cgroup (done before exec)."""
+        return str(self.path / "cgroup.procs")
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel killed for going over ``memory.max``."""
+        return _event(self.path / "memory.events", "oom_kill")
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time of every process that ever ran in the cgroup (µs resolution)."""
+        usec = _event(self.path / "cpu.stat", "usage_usec", missing=-1)
+        return None if usec < 0 else usec / 1e6
+
+    def kill(self) -> None:
+        """SIGKILL every process in the cgroup (``cgroup.kill``, or one by one)."""
+        try:
+            (self.path / "cgroup.kill").write_text("1\n")
+        except OSError:
+            for line in _lines(self.path / "cgroup.procs"):
+                with contextlib.suppress(OSError, ValueError):
+                    os.kill(int(line), signal.SIGKILL)
+
+    def remove(self) -> None:
+        """Remove the (emptied) cgroup; a failure leaves it for the system to clean up."""
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
+
+
+def _own_v2_cgroup() -> Path | None:
+    """This process's cgroup v2 folder, if its subtree has the memory controller and is ours."""
+    mount = _v2_mount()
+    if mount is None:
+        return None
+    own = next((ln[3:] for ln in _lines(_PROC / "self" / "cgroup") if ln.startswith("0::")), None)
+    if own is None:
+        return None
+    folder = mount / own.lstrip("/")
+    enabled = " ".join(_lines(folder / "cgroup.subtree_control")).split()
+    if "memory" not in enabled or not os.access(folder, os.W_OK):
+        return None
+    return folder
+
+
+def _v2_mount() -> Path | None:
+    for line in _lines(_PROC / "self" / "mounts"):
+        parts = line.split()
+        if len(parts) > 2 and parts[2] == "cgroup2":
+            return Path(parts[1])
+    return None
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text().splitlines()
+    except OSError:
+        return []
+
+
+def _event(path: Path, key: str, *, missing: int = 0) -> int:
+    for line in _lines(path):
+        name, _, value = line.partition(" ")
+        if name == key and value.strip().isdigit():
+            return int(value)
+    return missing

@@ -1,0 +1,271 @@
+"""SPEC §8's messages, host side: the handshake, the calls, and turning replies into records.
+
+Pure functions on plain data, shared by the ``exec:`` child and the ``http(s)://`` target. A
+reply that breaks the protocol raises :class:`ProtocolError`; its callers turn that into a
+``crash`` outcome (the plugin's ``no_crash``), never a host exception.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from contract.model import KINDS, NEWLINES, UNITS, ChunkTypeError, Declarations, normalise_chunks
+
+#: The protocol version this host speaks (the handshake's ``chunk_contract``).
+PROTOCOL_VERSION = 1
+OFFSETS = ("codepoints", "utf16")
+#: A reply may be at most this many times the request's UTF-8 size, plus :data:`REPLY_SLACK`.
+REPLY_FACTOR = 64
+REPLY_SLACK = 16 * 1024 * 1024
+
+
+class HandshakeError(ValueError):
+    """The first message is missing, is not a §8 handshake, or declares something unknown."""
+
+
+class ProtocolError(Exception):
+    """A reply that breaks the protocol: not JSON, wrong id, wrong shape, too big."""
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """What an out-of-process plugin declared about itself (SPEC §3 plus ``offsets``)."""
+
+    kind: str = "text"
+    unit: str = "chars"
+    newlines: str = "preserve"
+    promises: frozenset[str] = frozenset()
+    offsets: str = "codepoints"
+
+    def declarations(self) -> Declarations:
+        """The declarations the invariants see (token counts answered by the child)."""
+        return Declarations(
+            kind=self.kind,
+            unit=self.unit,
+            newlines=self.newlines,
+            promises=self.promises,
+            has_count_tokens=self.unit == "tokens",
+        )
+
+
+def parse_handshake(line: bytes) -> Handshake:
+    """The handshake in ``line`` (one JSON object), or :class:`HandshakeError` saying why not.
+
+    Keys this host does not know are ignored (a later minor version may add some); known keys
+    with unknown values or wrong types are refused.
+    """
+    message = _json_object(line, HandshakeError, "the handshake")
+    _check_version(message.get("chunk_contract", None), "chunk_contract" in message)
+    fields = {
+        name: _choice(message, name, allowed, default)
+        for name, allowed, default in (
+            ("kind", KINDS, "text"),
+            ("unit", UNITS, "chars"),
+            ("newlines", NEWLINES, "preserve"),
+            ("offsets", OFFSETS, "codepoints"),
+        )
+    }
+    return Handshake(promises=_promises(message.get("promises", [])), **fields)
+
+
+def _check_version(version: Any, present: bool) -> None:
+    if not present:
+        raise HandshakeError('the handshake has no "chunk_contract" key (expected 1)')
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise HandshakeError(f'"chunk_contract" is {version!r}; expected the integer 1')
+    if version != PROTOCOL_VERSION:
+        raise HandshakeError(
+            f"the plugin speaks protocol version {version}; this chunk-contract speaks "
+            f"{PROTOCOL_VERSION}: offer version {PROTOCOL_VERSION} or upgrade chunk-contract"
+        )
+
+
+def _choice(message: Mapping[str, Any], name: str, allowed: Sequence[str], default: str) -> str:
+    value = message.get(name, default)
+    if not isinstance(value, str) or value not in allowed:
+        raise HandshakeError(
+            f'"{name}" is {value!r}; expected one of {", ".join(map(repr, allowed))}'
+        )
+    return value
+
+
+def _promises(value: Any) -> frozenset[str]:
+    if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+        raise HandshakeError(f'"promises" is {value!r}; expected a list of invariant ids')
+    from contract.registry import registry
+
+    unknown = sorted(p for p in value if p not in registry())
+    if unknown:
+        raise HandshakeError(f'"promises" names unknown invariant id(s) {", ".join(unknown)}')
+    return frozenset(value)
+
+
+def _json_object(line: bytes, error: type[Exception], what: str) -> dict[str, Any]:
+    """``line`` decoded as strict UTF-8 JSON holding one object, else ``error``."""
+    shown = line[:120].decode("utf-8", "replace")
+    try:
+        value = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise error(f"{what} is not one JSON object in UTF-8 ({exc}): {shown!r}") from None
+    if not isinstance(value, dict):
+        raise error(f"{what} is {type(value).__name__} JSON, expected an object: {shown!r}")
+    return value
+
+
+# --------------------------------------------------------------------------- calls
+
+
+def split_message(call_id: int, document: Any, max_size: int, overlap: int) -> dict[str, Any]:
+    """The ``split`` call (a workbook document already described as in SPEC §7)."""
+    return {"id": call_id, "op": "split", "document": document,
+            "max_size": max_size, "overlap": overlap}
+
+
+def count_message(call_id: int, texts: Sequence[str]) -> dict[str, Any]:
+    """The ``count_tokens`` call."""
+    return {"id": call_id, "op": "count_tokens", "texts": list(texts)}
+
+
+def encode_message(message: Mapping[str, Any]) -> bytes:
+    """One line of UTF-8 JSON (non-ASCII written as itself; no lone surrogates: SPEC §8)."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def reply_cap(request_size: int) -> int:
+    """The most bytes a reply to a request of ``request_size`` UTF-8 bytes may take."""
+    return REPLY_FACTOR * request_size + REPLY_SLACK
+
+
+def read_reply(line: bytes, call_id: int) -> dict[str, Any]:
+    """The reply object in ``line``, checked to answer call ``call_id``."""
+    reply = _json_object(line, ProtocolError, "the reply")
+    got = reply.get("id")
+    if isinstance(got, bool) or got != call_id:
+        raise ProtocolError(f"the reply has id {got!r}, expected {call_id}")
+    return reply
+
+
+def split_value(reply: Mapping[str, Any], document: str, offsets: str) -> tuple[Any, ...]:
+    """A ``split`` reply as the worker's task returns it (see contract.execution.serve):
+    ``("chunks", records)``, ``("raised", name, message, is_rejection, trace)`` or
+    ``("wrong_type", message)``."""
+    if ("chunks" in reply) == ("error" in reply):
+        raise ProtocolError(
+            f'a split reply needs exactly one of "chunks" and "error": {_keys(reply)}'
+        )
+    if "error" in reply:
+        return _error_value(reply["error"])
+    chunks = reply["chunks"]
+    if not isinstance(chunks, list):
+        return ("wrong_type", f'replied "chunks": {type(chunks).__name__}, expected a list')
+    try:
+        records = normalise_chunks(chunks)
+    except ChunkTypeError as exc:
+        return ("wrong_type", str(exc))
+    if offsets == "utf16":
+        records = utf16_to_codepoints(document, records)
+    return ("chunks", records)
+
+
+def _error_value(error: Any) -> tuple[Any, ...]:
+    if not isinstance(error, dict) or not isinstance(error.get("message", ""), str):
+        raise ProtocolError(f'"error" is {error!r}; expected {{"type": ..., "message": "..."}}')
+    kind = error.get("type")
+    message = error.get("message", "")
+    if kind == "config":
+        return ("raised", "ConfigError", message, True, "")
+    return ("raised", f"error (type {kind!r})", message, False, "")
+
+
+def counts_value(reply: Mapping[str, Any], texts: Sequence[str]) -> list[int]:
+    """A ``count_tokens`` reply: one non-negative int per text, in order."""
+    counts = reply.get("counts")
+    if (
+        not isinstance(counts, list)
+        or len(counts) != len(texts)
+        or not all(type(c) is int and c >= 0 for c in counts)
+    ):
+        raise ProtocolError(
+            f"count_tokens replied {counts!r}; expected a list of {len(texts)} non-negative ints"
+        )
+    return counts
+
+
+def _keys(reply: Mapping[str, Any]) -> str:
+    return "keys " + ", ".join(sorted(map(str, reply))) if reply else "no keys"
+
+
+# --------------------------------------------------------------------------- utf16 offsets
+
+
+def utf16_to_codepoints(document: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records whose ``start``/``end`` count UTF-16 code units, with codepoint offsets instead.
+
+    Exact for every offset on a character boundary. An offset that falls between the two
+    halves of a surrogate pair (inside an astral character) is a finding, never rounded away:
+    its codepoint offset becomes the astral character's own offset and the matching byte
+    offset (``start_byte`` or ``end_byte``) is set inside that character's UTF-8 bytes (two
+    bytes in), so ``codepoint_integrity`` reports the cut and ``span_fidelity`` the mismatch.
+    Offsets outside the document stay outside it (shifted by the document's surrogate count).
+    """
+    table = _AstralTable(document)
+    if not table.starts:
+        return records
+    return [_convert(table, record) for record in records]
+
+
+class _AstralTable:
+    """Where the astral characters of a document are, in UTF-16 units and in codepoints."""
+
+    def __init__(self, document: str) -> None:
+        self.document = document
+        self.starts: list[int] = []  # UTF-16 offset of each astral character
+        self.at: list[int] = []  # its codepoint offset
+        units = 0
+        for i, char in enumerate(document):
+            if ord(char) > 0xFFFF:
+                self.starts.append(units)
+                self.at.append(i)
+                units += 2
+            else:
+                units += 1
+        self.units = units
+
+    def codepoint(self, unit: int) -> tuple[int, bool]:
+        """``(codepoint offset, inside a pair)`` for UTF-16 offset ``unit``."""
+        if unit < 0:
+            return unit, False
+        if unit > self.units:
+            return unit - len(self.starts), False
+        k = bisect.bisect_left(self.starts, unit)  # astral characters starting before unit
+        inside = k > 0 and self.starts[k - 1] + 1 == unit
+        before = k - 1 if inside else k  # pairs wholly before the offset
+        return unit - before - (1 if inside else 0), inside
+
+
+def _convert(table: _AstralTable, record: dict[str, Any]) -> dict[str, Any]:
+    out = dict(record)
+    cut: dict[str, int] = {}
+    for name in ("start", "end"):
+        unit = record.get(name)
+        if unit is not None:
+            out[name], inside = table.codepoint(unit)
+            if inside:
+                cut[name] = out[name]
+    if cut:  # both byte offsets, so the one inside the character is judged, not "one of two"
+        for name in ("start", "end"):
+            byte_name, point = f"{name}_byte", out.get(name)
+            if name in cut:
+                out[byte_name] = _utf8_size(table.document[: cut[name]]) + 2
+            elif out.get(byte_name) is None and point is not None:
+                out[byte_name] = _utf8_size(table.document[: max(0, point)])
+        out["bare"] = False
+    return out
+
+
+def _utf8_size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))

@@ -1,0 +1,247 @@
+"""ExecChild driven directly: handshakes, replies, hangs, crashes, memory, CPU, utf16 offsets."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from contract.engine import procs
+from contract.engine.exec_child import STDERR_BYTES, ExecChild, ExecTargetError, exec_command
+from contract.engine.wire import Handshake
+from contract.invariants.unicode import codepoint_integrity
+from contract.model import Case, Config, Document, chunks_from_records, normalise_chunks
+from contract.plugins import TargetError
+
+CHILDREN = Path(__file__).with_name("children.py")
+
+
+def target(mode: str) -> str:
+    """The exec: target of one hand-made child."""
+    return f"exec:{shlex.quote(sys.executable)} {shlex.quote(str(CHILDREN))} {mode}"
+
+
+@pytest.fixture
+def make() -> Iterator[type[ExecChild]]:
+    """ExecChild factory whose children are all closed at the end of the test."""
+    made: list[ExecChild] = []
+
+    def build(mode: str, **options: object) -> ExecChild:
+        child = ExecChild(target(mode), **options)  # type: ignore[arg-type]
+        made.append(child)
+        return child
+
+    yield build  # type: ignore[misc]
+    for child in made:
+        child.close()
+
+
+def split(document: str, max_size: int = 3, overlap: int = 0) -> tuple[object, ...]:
+    return ("split", document, max_size, overlap)
+
+
+def alive(pid: int) -> list[int]:
+    """Live (non-zombie) processes of the session/group ``pid`` leads."""
+    return [p for p, _ in procs.members(pid)]
+
+
+# --------------------------------------------------------------------------- targets
+
+
+def test_exec_command_splits_like_a_posix_shell() -> None:
+    assert exec_command("exec:node 'my chunker.mjs' --x=\"a b\"") == [
+        "node", "my chunker.mjs", "--x=a b"
+    ]
+
+
+@pytest.mark.parametrize("bad", ["exec:", "exec:   ", "exec:node 'unclosed"])
+def test_exec_command_rejects_empty_or_unbalanced_commands(bad: str) -> None:
+    with pytest.raises(ExecTargetError, match="exec:"):
+        exec_command(bad)
+
+
+def test_a_missing_program_is_a_usage_error_naming_the_target() -> None:
+    child = ExecChild("exec:/nonexistent/chunker --fast")
+    with pytest.raises(TargetError, match=r"exec:/nonexistent/chunker --fast: cannot start"):
+        child.start()
+    child.close()
+
+
+# --------------------------------------------------------------------------- handshakes
+
+
+def test_handshake_defaults_and_split(make: type[ExecChild]) -> None:
+    child = make("ok")
+    assert child.start() == Handshake()
+    outcome = child.call(split("abcdefg"))
+    assert outcome.ok
+    expected = normalise_chunks(
+        [{"text": "abc", "start": 0, "end": 3}, {"text": "def", "start": 3, "end": 6},
+         {"text": "g", "start": 6, "end": 7}]
+    )
+    assert outcome.value == ("chunks", expected)
+    assert child.restarts == 1
+
+
+@pytest.mark.parametrize(
+    ("mode", "says"),
+    [
+        ("no-handshake", r"exited with status 1.*missing model"),
+        ("bad-json", "not one JSON object"),
+        ("version-2", "protocol version 2; this chunk-contract speaks 1"),
+        ("bad-unit", "\"unit\" is 'words'"),
+        ("bad-promises", "\"promises\" is 'ordered'"),
+        ("no-version", "no \"chunk_contract\" key"),
+        ("silent", "no handshake line within 0.5 s"),
+    ],
+)
+def test_a_bad_handshake_is_a_usage_error(make: type[ExecChild], mode: str, says: str) -> None:
+    child = make(mode, start_timeout=0.5)
+    with pytest.raises(ExecTargetError, match=says) as info:
+        child.start()
+    assert str(info.value).startswith(target(mode))
+    assert child.pid is None  # nothing left running
+
+
+def test_start_up_is_not_charged_to_the_first_call(make: type[ExecChild]) -> None:
+    child = make("ok", timeout=5.0)
+    outcome = child.call(split("abc"))
+    assert outcome.ok and outcome.elapsed < 5.0
+    assert child.restarts == 1
+
+
+# --------------------------------------------------------------------------- replies
+
+
+def test_a_config_error_reply_is_a_rejection(make: type[ExecChild]) -> None:
+    outcome = make("ok").call(split("abc", 0, 0))
+    assert outcome.ok
+    assert outcome.value[0] == "raised" and outcome.value[3] is True
+
+
+def test_count_tokens(make: type[ExecChild]) -> None:
+    child = make("tokens")
+    assert child.start().declarations().unit == "tokens"
+    assert child.call(("count", ["a b", "", "c d e"])).value == [2, 0, 3]
+
+
+@pytest.mark.parametrize(
+    ("mode", "says"),
+    [("garbage", "malformed reply: the reply is not one JSON object"),
+     ("wrong_id", "has id 8, expected 1"),
+     ("exit", "exited with status 3 before replying"),
+     ("huge", "grew past")],
+)
+def test_a_bad_reply_is_a_crash_and_the_next_call_restarts(
+    make: type[ExecChild], mode: str, says: str
+) -> None:
+    child = make(mode, timeout=5.0)
+    outcome = child.call(split("abc"))
+    assert outcome.kind == "crash", outcome
+    assert says in outcome.message
+    assert child.pid is None
+    child.call(split("abc"))
+    assert child.restarts == 2
+
+
+def test_stderr_is_shown_in_a_crash(make: type[ExecChild]) -> None:
+    outcome = make("exit").call(split("abc"))
+    assert "fatal: giving up" in outcome.detail
+
+
+def test_a_chatty_child_never_blocks_and_its_stderr_stays_bounded(make: type[ExecChild]) -> None:
+    child = make("flood", timeout=20.0)
+    child.start()
+    outcome = child.call(split("abcd", 2))
+    assert outcome.ok, outcome
+    proc = child._holder[0]
+    assert proc is not None and len(proc.tail) <= STDERR_BYTES
+
+
+# --------------------------------------------------------------------------- kills
+
+
+def test_a_hang_is_killed_with_its_group_and_restarted(make: type[ExecChild]) -> None:
+    child = make("hang", timeout=0.3)
+    child.start()
+    pid = child.pid
+    assert pid is not None
+    outcome = child.call(split("abc"))
+    assert outcome.kind == "timeout" and "no reply within 0.3 s" in outcome.message
+    assert alive(pid) == []
+    child.start()
+    assert child.pid != pid and child.restarts == 2
+
+
+def test_a_grandchild_dies_with_the_hung_child(make: type[ExecChild]) -> None:
+    child = make("grandchild", timeout=0.5)
+    child.start()
+    pid = child.pid
+    assert pid is not None
+    assert child.call(split("abc")).kind == "timeout"
+    assert alive(pid) == [], "a process of the child's group outlived the timeout"
+
+
+def test_memory_over_the_cap_kills_the_group(make: type[ExecChild]) -> None:
+    child = make("alloc", timeout=30.0, memory_mb=64, memory_mode="rss")
+    child.start()
+    assert child.memory_mode == "rss"
+    started = time.monotonic()
+    outcome = child.call(split("abc"))
+    assert outcome.kind == "memory", outcome
+    assert "over the 64 MiB limit" in outcome.message
+    assert time.monotonic() - started < 30.0
+
+
+def test_close_asks_the_child_to_exit(make: type[ExecChild]) -> None:
+    child = make("ok")
+    child.start()
+    pid = child.pid
+    assert pid is not None
+    child.close()
+    assert alive(pid) == []
+    with pytest.raises(RuntimeError, match="closed"):
+        child.call(split("abc"))
+
+
+# --------------------------------------------------------------------------- CPU time
+
+
+def test_cpu_time_includes_the_childs_own_children(make: type[ExecChild]) -> None:
+    child = make("burn", timeout=60.0)
+    outcome = child.call(("cpu", "x" * 100, 10, 0))
+    assert outcome.ok, outcome
+    # The grandchild sums 20 million ints: well over 0.1 s of CPU that only /proc shows.
+    assert outcome.value is not None and outcome.value >= 0.1
+
+
+def test_cpu_time_of_a_failed_split_is_none(make: type[ExecChild]) -> None:
+    outcome = make("ok").cpu_seconds(("cpu", "abc", 0, 0))
+    assert outcome.ok and outcome.value is None
+
+
+# --------------------------------------------------------------------------- utf16
+
+
+ASTRAL = "a\U0001f600b\U0001d11ec\U0001f600\U0001f600d"
+
+
+def test_utf16_offsets_become_codepoint_offsets(make: type[ExecChild]) -> None:
+    child = make("utf16")
+    assert child.start().offsets == "utf16"
+    outcome = child.call(split(ASTRAL, 2))
+    records = outcome.value[1]
+    assert [(r["start"], r["end"]) for r in records] == [(0, 2), (2, 4), (4, 6), (6, 8)]
+    assert all(ASTRAL[r["start"] : r["end"]] == r["text"] for r in records)
+
+
+def test_a_utf16_offset_inside_a_pair_is_reported(make: type[ExecChild]) -> None:
+    document = "\U0001f600abc"
+    outcome = make("utf16-cut").call(split(document, 2))
+    chunks = chunks_from_records(outcome.value[1])
+    found = list(codepoint_integrity(Case(Document(document), Config(2), chunks)))
+    assert found and "falls inside" in found[0].message
