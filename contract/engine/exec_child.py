@@ -11,18 +11,32 @@ have the shapes ``contract.execution.serve`` uses, so a Session sees no differen
   trace)`` for an ``error`` reply (``is_rejection``: type ``config``), or ``("wrong_type", why)``;
 - ``("count", texts)`` -> a list of ints (``count_tokens``, for ``unit = "tokens"``);
 - ``("cpu", document, max_size, overlap)`` -> CPU seconds of that split, the child's included
-  (see :meth:`ExecChild.cpu_seconds`), or None if the split failed.
+  (see :meth:`ExecChild.cpu_seconds`), or None if the split failed;
+- ``("cpu-family", family, size, max_size, overlap)`` -> the same for a document of
+  ``contract.scaling.FAMILIES`` (built here, in the host, then sent).
+
+Call :meth:`ExecChild.start` first: a child that cannot start or hand shake raises
+:class:`ExecTargetError` (a usage error) there; after that, a restart that fails is a ``crash``
+outcome of the call that needed it.
+
+The child's stderr is read whenever the host waits on it (the handshake, every call, the exit
+grace), so a child that writes a lot while answering never blocks; the last
+:data:`STDERR_BYTES` are kept.
 
 Whatever the child does (hangs, prints garbage, exits, floods stderr, forks, allocates) the host
 gets an Outcome: ``timeout``, ``memory`` or ``crash``, with the tail of the child's stderr in the
 detail; the whole process tree is killed (``os.killpg`` SIGKILL, plus any member of the session
 that left the group) and a fresh child is started on the next call. Starting it is never timed.
 
-Memory: ``memory_mode = "cgroup"`` when a cgroup v2 with the memory controller is writable (the
-child runs in a cgroup of its own with ``memory.max``; an ``oom_kill`` in ``memory.events`` is a
-``memory`` outcome), else ``"rss"``: while a call runs, the resident memory of every process in
-the child's session is read from /proc every :data:`RSS_TICK` s, and going past the limit (the
-group's resident size after the handshake plus ``memory_mb``) kills the group. ``RLIMIT_AS`` is
+Where cgroup v2 is writable the child runs in a cgroup of its own (``ExecChild.cgroup_path``):
+CPU time comes from its ``cpu.stat`` (µs, exited processes included; else /proc in clock ticks)
+and ``cgroup.kill`` reaches processes that even left the session.
+
+Memory: ``memory_mode = "cgroup"`` when that cgroup has the memory controller (``memory.max``
+set; an ``oom_kill`` in ``memory.events`` is a ``memory`` outcome), else ``"rss"``: while a call
+runs, the resident memory of every process in the child's session is read from /proc every
+:data:`RSS_TICK` s, and going past the limit (the group's resident size after the handshake
+plus ``memory_mb``) kills the group. ``RLIMIT_AS`` is
 never used: runtimes that reserve address space (node, the JVM) cannot even start under it.
 :attr:`ExecChild.memory_mode` says which is in use.
 """
@@ -102,7 +116,6 @@ class _Proc:
         self.tail = bytearray()
         self.stdout_open = self.stderr_open = True
         self.rss_cap: int | None = None
-        self.oom_seen = 0
 
     def take_line(self) -> bytes | None:
         """The next complete line read (without its newline), or None yet."""
@@ -177,7 +190,8 @@ class ExecChild:
         if memory_mode not in ("auto", "cgroup", "rss", "none"):
             raise ValueError(f"memory_mode must be auto, cgroup, rss or none, got {memory_mode!r}")
         self.memory_mb = memory_mb
-        self._mode: MemoryMode = "none" if memory_mb is None else memory_mode
+        self._requested: MemoryMode = "none" if memory_mb is None else memory_mode
+        self._mode: MemoryMode = self._requested
         self._env = env
         self._holder: list[_Proc | None] = [None]
         self._finalizer = weakref.finalize(self, _finalise, self._holder)
@@ -199,6 +213,12 @@ class ExecChild:
         return self._mode
 
     @property
+    def cgroup_path(self) -> Path | None:
+        """The running child's own cgroup folder, or None (no child, or no writable cgroup v2)."""
+        proc = self._holder[0]
+        return None if proc is None or proc.cgroup is None else proc.cgroup.path
+
+    @property
     def pid(self) -> int | None:
         """The running child's pid (its session and process group id), or None."""
         proc = self._holder[0]
@@ -216,6 +236,12 @@ class ExecChild:
     def call(self, request: Sequence[Any], *, timeout: float | None = None) -> Outcome:
         """One request (see the module doc) to the child; whatever it does, an Outcome."""
         op = request[0]
+        if op == "cpu-family":
+            from contract.scaling import FAMILIES
+
+            _, family, size, max_size, overlap = request
+            request = ("cpu", FAMILIES[family](size), max_size, overlap)
+            op = "cpu"
         if op == "cpu":
             return self.cpu_seconds(request, timeout=timeout)
         limit = self.timeout if timeout is None else _positive("timeout", timeout)
@@ -313,14 +339,20 @@ class ExecChild:
         return _Proc(popen, cgroup)
 
     def _cgroup(self) -> procs.Cgroup | None:
-        if self._mode not in ("auto", "cgroup") or self.memory_mb is None:
-            return None
+        """The child's own cgroup v2 (CPU time, kill, perhaps memory.max), if one can be made;
+        settles the memory mode."""
+        limit = None if self.memory_mb is None else self.memory_mb * 1024 * 1024
         name = f"chunk-contract-{os.getpid()}-{id(self):x}-{self._starts}"
-        cgroup = procs.Cgroup.create(name, self.memory_mb * 1024 * 1024)
-        if cgroup is None and self._mode == "cgroup":
+        wanted = self._requested in ("auto", "cgroup")
+        cgroup = procs.Cgroup.create(name, limit if wanted else None)
+        limited = cgroup is not None and cgroup.limits_memory
+        if self._requested == "cgroup" and not limited:
+            if cgroup is not None:
+                cgroup.remove()
             raise ExecTargetError(f"{self.target}: memory_mode='cgroup' but no writable cgroup "
                                   "v2 with the memory controller is available; use 'rss'")
-        self._mode = "cgroup" if cgroup is not None else "rss"
+        if self._requested != "none":
+            self._mode = "cgroup" if limited else "rss"
         return cgroup
 
     def _read_handshake(self, proc: _Proc) -> Handshake:
@@ -375,7 +407,7 @@ class ExecChild:
     def _failed(self, proc: _Proc, failure: _Failure, elapsed: float, limit: float) -> Outcome:
         """Kill the tree after a failed call and describe it (the next call restarts)."""
         self._discard()
-        if proc.cgroup is not None and proc.cgroup.oom_kills() > proc.oom_seen:
+        if proc.cgroup is not None and proc.cgroup.limits_memory and proc.cgroup.oom_kills():
             failure = _Failure("memory", "the kernel killed the child at the cgroup's memory.max")
         message = {"timeout": f"no reply within {limit:g} s", "memory": failure.message,
                    "crash": failure.message}[failure.kind]

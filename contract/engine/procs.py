@@ -6,8 +6,10 @@ node's workers) carries its session id unless it calls ``setsid`` itself. Member
 ``/proc`` by that session id (and by process group, for the kill). Linux only for the /proc
 parts; elsewhere the helpers see the leader alone.
 
-Memory: a cgroup v2 with a writable ``memory.max`` when one is available (:class:`Cgroup`), else
-a watch of the group's resident memory (:func:`session_rss`) while a call runs.
+Where cgroup v2 is writable, each child also gets a cgroup of its own (:class:`Cgroup`): exact
+CPU time (µs, reaped processes included), a kill that reaches processes that left the session,
+and, when the memory controller is on, ``memory.max``. Otherwise memory is watched as the
+group's resident size (:func:`session_rss`) while a call runs, and CPU time read in clock ticks.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import time
 from pathlib import Path
 
 _PROC = Path("/proc")
@@ -71,28 +74,31 @@ def kill_tree(leader: int) -> None:
 
 
 class Cgroup:
-    """A cgroup v2 of one child: ``memory.max`` set, ``memory.events`` read, removed at close."""
+    """A cgroup v2 of one child: its CPU time (``cpu.stat``, µs), the kill of every process in
+    it (``cgroup.kill``), and where the memory controller is on, ``memory.max`` and the kernel's
+    ``oom_kill`` count. Removed at close."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, limits_memory: bool = False) -> None:
         self.path = path
+        self.limits_memory = limits_memory
 
     @classmethod
-    def create(cls, name: str, memory_bytes: int) -> Cgroup | None:
-        """A new cgroup under this process's own one, if cgroup v2 memory control is usable."""
-        parent = _own_v2_cgroup()
-        if parent is None:
+    def create(cls, name: str, memory_bytes: int | None) -> Cgroup | None:
+        """A new cgroup under this process's own one, or None where cgroup v2 is not writable;
+        ``memory.max`` is set when ``memory_bytes`` is given and the controller is on."""
+        found = _own_v2_cgroup()
+        if found is None:
             return None
+        parent, memory = found
         path = parent / name
         try:
             path.mkdir()
-            (path / "memory.max").write_text(f"{memory_bytes}\n")
         except OSError:
-            with contextlib.suppress(OSError):
-                path.rmdir()
             return None
-        with contextlib.suppress(OSError):
-            (path / "memory.swap.max").write_text("0\n")
-        return cls(path)
+        group = cls(path)
+        if memory and memory_bytes is not None:
+            group.limits_memory = _limit(path, memory_bytes)
+        return group
 
     @property
     def procs_file(self) -> str:
@@ -118,13 +124,32 @@ class Cgroup:
                     os.kill(int(line), signal.SIGKILL)
 
     def remove(self) -> None:
-        """Remove the (emptied) cgroup; a failure leaves it for the system to clean up."""
-        with contextlib.suppress(OSError):
-            self.path.rmdir()
+        """Remove the cgroup once its killed processes are gone (up to a second); a failure
+        leaves an empty cgroup behind, never an error."""
+        for _ in range(100):
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.01)
 
 
-def _own_v2_cgroup() -> Path | None:
-    """This process's cgroup v2 folder, if its subtree has the memory controller and is ours."""
+def _limit(path: Path, memory_bytes: int) -> bool:
+    """Set ``memory.max`` (and no swap); whether the limit is in force."""
+    try:
+        (path / "memory.max").write_text(f"{memory_bytes}\n")
+    except OSError:
+        return False
+    with contextlib.suppress(OSError):
+        (path / "memory.swap.max").write_text("0\n")
+    return True
+
+
+def _own_v2_cgroup() -> tuple[Path, bool] | None:
+    """This process's cgroup v2 folder if it is writable, and whether its children get the
+    memory controller."""
     mount = _v2_mount()
     if mount is None:
         return None
@@ -132,10 +157,10 @@ def _own_v2_cgroup() -> Path | None:
     if own is None:
         return None
     folder = mount / own.lstrip("/")
-    enabled = " ".join(_lines(folder / "cgroup.subtree_control")).split()
-    if "memory" not in enabled or not os.access(folder, os.W_OK):
+    if not (folder / "cgroup.procs").exists() or not os.access(folder, os.W_OK):
         return None
-    return folder
+    enabled = " ".join(_lines(folder / "cgroup.subtree_control")).split()
+    return folder, "memory" in enabled
 
 
 def _v2_mount() -> Path | None:

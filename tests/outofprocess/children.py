@@ -105,6 +105,9 @@ def main() -> None:
         sys.exit(1)
     if mode == "silent":
         time.sleep(1000)
+    if mode == "deaf":  # hands shake, then never reads its stdin
+        send(HELLO)
+        time.sleep(1000)
     line = handshakes.get(mode, json.dumps(HELLO))
     sys.stdout.write(f"{line}\n")
     sys.stdout.flush()

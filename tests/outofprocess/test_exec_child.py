@@ -31,6 +31,7 @@ def make() -> Iterator[type[ExecChild]]:
     made: list[ExecChild] = []
 
     def build(mode: str, **options: object) -> ExecChild:
+        options.setdefault("timeout", 10.0)  # generous: only the tests of hangs set a short one
         child = ExecChild(target(mode), **options)  # type: ignore[arg-type]
         made.append(child)
         return child
@@ -184,6 +185,75 @@ def test_a_grandchild_dies_with_the_hung_child(make: type[ExecChild]) -> None:
     assert pid is not None
     assert child.call(split("abc")).kind == "timeout"
     assert alive(pid) == [], "a process of the child's group outlived the timeout"
+
+
+def test_a_child_that_never_reads_cannot_block_a_big_write(make: type[ExecChild]) -> None:
+    child = make("deaf", timeout=0.5)
+    child.start()
+    outcome = child.call(split("x" * 5_000_000))  # far more than a pipe holds
+    assert outcome.kind == "timeout"
+
+
+def test_memory_mode_auto_picks_what_this_machine_has(make: type[ExecChild]) -> None:
+    child = make("ok")
+    assert child.memory_mode == "auto"
+    child.start()
+    assert child.memory_mode in ("cgroup", "rss")
+    assert make("ok", memory_mb=None).memory_mode == "none"
+
+
+def test_the_childs_own_cgroup_is_removed_at_close(make: type[ExecChild]) -> None:
+    child = make("ok")
+    child.start()
+    folder = child.cgroup_path
+    if folder is None:
+        pytest.skip("no writable cgroup v2 here: the child runs without a cgroup of its own")
+    assert str(child.pid) in (folder / "cgroup.procs").read_text().split()
+    child.close()
+    assert not folder.exists()
+
+
+class FakeCgroup:
+    """Stands in for a cgroup whose kernel OOM-killed the child (memory.events oom_kill 1)."""
+
+    procs_file = "/dev/null"
+    removed = False
+    limits_memory = True
+
+    def oom_kills(self) -> int:
+        return 1
+
+    def kill(self) -> None:
+        pass
+
+    def remove(self) -> None:
+        self.removed = True
+
+    def cpu_seconds(self) -> float | None:
+        return None
+
+
+def test_an_oom_kill_in_the_cgroup_is_a_memory_outcome(make: type[ExecChild]) -> None:
+    child = make("exit")
+    child.start()
+    proc = child._holder[0]
+    assert proc is not None
+    real, fake = proc.cgroup, FakeCgroup()
+    proc.cgroup = fake  # type: ignore[assignment]
+    outcome = child.call(split("abc"))
+    if real is not None:  # the child's own cgroup, which the fake stood in for
+        real.remove()
+        assert not real.path.exists()
+    assert outcome.kind == "memory" and "memory.max" in outcome.message
+    assert fake.removed
+
+
+def test_cgroup_files_are_read(tmp_path: Path) -> None:
+    (tmp_path / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 2\n")
+    (tmp_path / "cpu.stat").write_text("usage_usec 1500000\nuser_usec 1000000\n")
+    group = procs.Cgroup(tmp_path / ".")
+    assert group.oom_kills() == 2 and group.cpu_seconds() == 1.5
+    assert procs.Cgroup(tmp_path / "missing").cpu_seconds() is None
 
 
 def test_memory_over_the_cap_kills_the_group(make: type[ExecChild]) -> None:
