@@ -131,8 +131,19 @@ def count_message(call_id: int, texts: Sequence[str]) -> dict[str, Any]:
 
 
 def encode_message(message: Mapping[str, Any]) -> bytes:
-    """One line of UTF-8 JSON (non-ASCII written as itself; no lone surrogates: SPEC §8)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    """One line of UTF-8 JSON (non-ASCII written as itself).
+
+    Raises ValueError for what the protocol cannot carry: a lone surrogate (documents sent out
+    of process are valid Unicode, SPEC §8: the caller filters them out), NaN or infinity.
+    """
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"a lone surrogate U+{ord(exc.object[exc.start]):04X} cannot be sent out of process: "
+            "documents for exec:/http targets must be valid Unicode (SPEC §8)"
+        ) from None
 
 
 def reply_cap(request_size: int) -> int:
@@ -149,7 +160,7 @@ def read_reply(line: bytes, call_id: int) -> dict[str, Any]:
     return reply
 
 
-def split_value(reply: Mapping[str, Any], document: str, offsets: str) -> tuple[Any, ...]:
+def split_value(reply: Mapping[str, Any], document: Any, offsets: str) -> tuple[Any, ...]:
     """A ``split`` reply as the worker's task returns it (see contract.execution.serve):
     ``("chunks", records)``, ``("raised", name, message, is_rejection, trace)`` or
     ``("wrong_type", message)``."""
@@ -166,7 +177,7 @@ def split_value(reply: Mapping[str, Any], document: str, offsets: str) -> tuple[
         records = normalise_chunks(chunks)
     except ChunkTypeError as exc:
         return ("wrong_type", str(exc))
-    if offsets == "utf16":
+    if offsets == "utf16" and isinstance(document, str):  # workbook chunks have no offsets
         records = utf16_to_codepoints(document, records)
     return ("chunks", records)
 

@@ -90,3 +90,17 @@ def test_a_utf16_offset_inside_a_pair_lands_inside_the_utf8_bytes() -> None:
 
 def test_reply_cap_grows_with_the_request() -> None:
     assert wire.reply_cap(10) == 640 + wire.REPLY_SLACK
+
+
+def test_what_the_protocol_cannot_carry_is_refused_plainly() -> None:
+    with pytest.raises(ValueError, match=r"lone surrogate U\+D800.*valid Unicode"):
+        wire.encode_message(wire.split_message(1, "a\ud800b", 3, 0))
+    with pytest.raises(ValueError):
+        wire.encode_message({"id": 1, "x": float("nan")})
+    line = wire.encode_message(wire.split_message(1, "é\n\U0001f600", 3, 0))
+    assert line.endswith(b"\n") and line.count(b"\n") == 1 and "é".encode() in line
+
+
+def test_workbook_documents_are_not_offset_converted() -> None:
+    reply = {"id": 1, "chunks": [{"text": "a", "sheet": "S", "range": "A1"}]}
+    assert wire.split_value(reply, {"sheets": {"S": {"A1": "a"}}}, "utf16")[0] == "chunks"
