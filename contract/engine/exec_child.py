@@ -248,7 +248,7 @@ class ExecChild:
         try:
             proc = self._running()
         except (TargetError, HandshakeError) as exc:
-            return Outcome("crash", message=f"the restarted child failed to start: {exc}")
+            return Outcome("crash", message=f"the child failed to start again: {exc}")
         if op == "split":
             return self._split(proc, request, limit)
         if op == "count":
@@ -262,7 +262,7 @@ class ExecChild:
         try:
             proc = self._running()
         except (TargetError, HandshakeError) as exc:
-            return Outcome("crash", message=f"the restarted child failed to start: {exc}")
+            return Outcome("crash", message=f"the child failed to start again: {exc}")
         before = self._cpu(proc)
         limit = self.timeout if timeout is None else _positive("timeout", timeout)
         outcome = self._split(proc, ("split", document, max_size, overlap), limit)

@@ -108,6 +108,15 @@ def test_a_bad_handshake_is_a_usage_error(make: type[ExecChild], mode: str, says
     assert child.pid is None  # nothing left running
 
 
+def test_the_command_runs_in_the_given_folder(tmp_path: Path) -> None:
+    (tmp_path / "mine.py").write_text(CHILDREN.read_text())
+    relative = f"exec:{shlex.quote(sys.executable)} mine.py ok"
+    with ExecChild(relative, cwd=tmp_path) as child:
+        assert child.start() == Handshake()
+    with ExecChild(relative) as elsewhere, pytest.raises(ExecTargetError, match="status 2"):
+        elsewhere.start()  # not in that folder: python cannot open mine.py
+
+
 def test_start_up_is_not_charged_to_the_first_call(make: type[ExecChild]) -> None:
     child = make("ok", timeout=5.0)
     outcome = child.call(split("abc"))
