@@ -135,7 +135,7 @@ def _read_capped(response: Any, cap: int, deadline: float) -> bytes:
     while True:
         if time.monotonic() > deadline:
             raise _Timeout()
-        piece = response.read(_READ)
+        piece = response.read1(_READ)  # what one receive gives: the deadline is checked often
         if not piece:
             return bytes(body).rstrip(b"\r\n")
         body += piece

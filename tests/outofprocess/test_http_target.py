@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from contract.engine.http_target import HttpTarget, HttpTargetError
+from contract.engine.wire import Handshake
 from contract.plugins import TargetError
 
 Reply = Callable[[dict[str, Any]], Any]
@@ -86,6 +87,35 @@ def test_a_slow_reply_is_a_timeout(serve: Callable[..., str]) -> None:
 
     outcome = HttpTarget(serve(slow), timeout=0.3).call(("split", "abc", 2, 0))
     assert outcome.kind == "timeout"
+
+
+def test_a_reply_dribbled_byte_by_byte_still_meets_the_deadline() -> None:
+    class Dribble(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            for _ in range(1000):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.05)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Dribble)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        target = HttpTarget(f"http://127.0.0.1:{server.server_address[1]}/", timeout=0.5)
+        target.handshake = Handshake()  # this server answers POST only
+        started = time.monotonic()
+        outcome = target.call(("split", "abc", 2, 0))
+        assert outcome.kind == "timeout"
+        assert time.monotonic() - started < 5.0  # 0.5 s, plus at most one more receive
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.mark.parametrize(
