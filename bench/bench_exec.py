@@ -20,6 +20,7 @@ import argparse
 import os
 import platform
 import re
+import resource
 import shutil
 import sys
 import tempfile
@@ -31,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from hypothesis import HealthCheck, given, settings
 
 from contract import strategies
+from contract.engine import procs
 from contract.engine.exec_child import ExecChild
 from contract.execution import Session
 from contract.model import Config, normalise_chunks
@@ -55,19 +57,27 @@ def trivial(document: str, *, max_size: int, overlap: int) -> list[str]:
     return [document]
 
 
-def per_call_exec(node: str, calls: int) -> float:
-    """Seconds per call of the echo plugin through ExecChild (start-up excluded)."""
+def per_call_exec(node: str, calls: int) -> tuple[float, float | None]:
+    """Seconds per call of the echo plugin through ExecChild (start-up excluded): wall clock,
+    and CPU (this process plus the child, from its cgroup; None without one)."""
     with tempfile.TemporaryDirectory() as folder:
         script = Path(folder) / "echo.mjs"
         script.write_text(ECHO)
         with ExecChild(f"exec:{node} {script}") as child:
             child.start()
             child.call(("split", DOCUMENT, 100, 0))  # warm the JIT once
-            started = time.perf_counter()
+            group = None if child.cgroup_path is None else procs.Cgroup(child.cgroup_path)
+            child_cpu = group.cpu_seconds() if group else None
+            host_cpu, started = time.process_time(), time.perf_counter()
             for _ in range(calls):
                 outcome = child.call(("split", DOCUMENT, 100, 0))
                 assert outcome.ok, outcome
-            return (time.perf_counter() - started) / calls
+            wall = (time.perf_counter() - started) / calls
+            cpu = None
+            if group is not None and child_cpu is not None:
+                spent = time.process_time() - host_cpu + (group.cpu_seconds() or 0) - child_cpu
+                cpu = spent / calls
+            return wall, cpu
 
 
 def per_call_in_process(calls: int) -> float:
@@ -78,8 +88,8 @@ def per_call_in_process(calls: int) -> float:
     return (time.perf_counter() - started) / calls
 
 
-def examples_per_second(node: str, examples: int) -> tuple[float, int]:
-    """Examples/s of the JS reference chunker checked through ExecChild; violations found."""
+def examples_per_second(node: str, examples: int) -> tuple[float, float]:
+    """Examples/s of the JS reference chunker checked through ExecChild (wall, CPU)."""
     child = ExecChild(f"exec:{node} {JS_CHUNKER}")
     handshake = child.start()
     plugin = Plugin(str(JS_CHUNKER), trivial, handshake.declarations())
@@ -88,30 +98,39 @@ def examples_per_second(node: str, examples: int) -> tuple[float, int]:
     return _rate(session, examples)
 
 
-def python_examples_per_second(examples: int) -> tuple[float, int]:
+def python_examples_per_second(examples: int) -> tuple[float, float]:
     """The same loop for the Python recursive reference chunker in its forked worker."""
     plugin = load(str(HERE.parent / "reference_chunkers" / "recursive.py") + ":split")
     return _rate(Session(plugin, timeout=5.0, memory_mb=1024, selected=list(registry())),
                  examples)
 
 
-def _rate(session: Session, examples: int) -> tuple[float, int]:
-    """Examples/s of ``session`` over the project's generated cases (closed at the end)."""
-    found = [0]
+def _rate(session: Session, examples: int) -> tuple[float, float]:
+    """Examples per wall-clock second and per CPU second (this process and every child it
+    reaped: the worker or the exec child, measured after the session closes)."""
     docs = strategies.any_documents(max_length=2000).map(lambda d: _SURROGATE.sub("", d))
 
     @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(strategies.cases(documents=docs))
     def probe(case: tuple[str, Config]) -> None:
-        found[0] += len(session.observe(*case).violations)
+        violations = session.observe(*case).violations
+        assert not violations, violations
 
-    started = time.perf_counter()
+    cpu, started = _cpu(), time.perf_counter()
     try:
         probe()
     finally:
         session.close()
-    return examples / (time.perf_counter() - started), found[0]
+    return examples / (time.perf_counter() - started), examples / (_cpu() - cpu)
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its reaped children."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN
+    )
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main() -> None:
@@ -123,20 +142,23 @@ def main() -> None:
     if node is None:
         sys.exit("node is not installed: nothing to measure")
     load_before = os.getloadavg()[0]
-    exec_call = per_call_exec(node, args.calls)
+    exec_call, exec_cpu = per_call_exec(node, args.calls)
     local_call = per_call_in_process(args.calls)
-    rate, violations = examples_per_second(node, args.examples)
-    python_rate, _ = python_examples_per_second(args.examples)
+    rate, cpu_rate = examples_per_second(node, args.examples)
+    python_rate, python_cpu_rate = python_examples_per_second(args.examples)
     load_after = os.getloadavg()[0]
     rows = [
         ("exec: echo plugin, per call (goal <= 1 ms)", f"{exec_call * 1e3:.3f} ms",
-         f"{args.calls} calls, 70-char document"),
+         f"{args.calls} calls, 70-char document; CPU per call (host + node) "
+         + ("n/a (no cgroup)" if exec_cpu is None else f"{exec_cpu * 1e3:.3f} ms")),
         ("in-process trivial split, per call", f"{local_call * 1e6:.1f} µs",
          f"protocol overhead {(exec_call - local_call) * 1e3:.3f} ms"),
         ("JS reference chunker, examples/s (goal >= 100)", f"{rate:.0f}/s",
-         f"{args.examples} examples, every invariant, {violations} violations"),
+         f"{args.examples} examples, every invariant, no violation; "
+         f"{cpu_rate:.0f} per CPU second (host + child)"),
         ("Python recursive reference (fork worker), examples/s", f"{python_rate:.0f}/s",
-         f"same cases; JS ÷ Python = {rate / python_rate:.2f}"),
+         f"same cases; {python_cpu_rate:.0f} per CPU second; JS ÷ Python = "
+         f"{rate / python_rate:.2f} (wall), {cpu_rate / python_cpu_rate:.2f} (CPU)"),
     ]
     report(rows, load_before, load_after)
 
@@ -154,9 +176,10 @@ def report(rows: list[tuple[str, str, str]], before: float, after: float) -> Non
         "|---|---|---|",
         *(f"| {name} | {value} | {figures} |" for name, value, figures in rows),
         "",
-        "Examples/s are wall-clock and fall with the load (8 engineers share 2 cores): the",
-        "JS ÷ Python ratio on the same cases is the load-neutral figure. A ratio near 1 means",
-        "the protocol is not what limits a run: the checks and Hypothesis are.",
+        "Examples/s are wall-clock and fall with the load (8 engineers share 2 cores).",
+        "Examples per CPU second (host and child together) is what one idle core would do;",
+        "the JS ÷ Python ratios on the same cases are the load-neutral comparison. A ratio",
+        "near 1 means the protocol is not what limits a run: the checks and Hypothesis are.",
         "",
     ]
     text = "\n".join(lines)
