@@ -48,6 +48,11 @@ def serve(mode: str) -> None:
             if mode == "grandchild":
                 subprocess.Popen(["sleep", "1000"])
             time.sleep(1000)
+        if mode == "escape":  # a grandchild in a session of its own, then a hang
+            runaway = subprocess.Popen(["sleep", "1000"], start_new_session=True)
+            sys.stderr.write(f"runaway {runaway.pid}\n")
+            sys.stderr.flush()
+            time.sleep(1000)
         if mode == "garbage":
             sys.stdout.write("this is not json\n")
             sys.stdout.flush()

@@ -203,6 +203,18 @@ def test_a_child_that_never_reads_cannot_block_a_big_write(make: type[ExecChild]
     assert outcome.kind == "timeout"
 
 
+def test_a_grandchild_that_left_the_session_dies_with_the_cgroup(make: type[ExecChild]) -> None:
+    child = make("escape", timeout=0.5)
+    child.start()
+    if child.cgroup_path is None:
+        pytest.skip("no writable cgroup v2 here: only the session's processes can be found")
+    outcome = child.call(split("abc"))
+    assert outcome.kind == "timeout"
+    runaway = int(outcome.detail.split("runaway ")[1].split()[0])
+    state = Path(f"/proc/{runaway}/stat")
+    assert not state.exists() or state.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+
+
 def test_memory_mode_auto_picks_what_this_machine_has(make: type[ExecChild]) -> None:
     child = make("ok")
     assert child.memory_mode == "auto"
