@@ -39,13 +39,16 @@ def _line(text: str, offset: int) -> int:
 
 
 def _windows(text: str, max_size: int, overlap: int) -> list[tuple[int, int]]:
-    """Correct character windows: each starts at a non-space, ends trimmed, steps forward."""
-    out = []
+    """Correct character windows: each starts at a non-space, ends trimmed, steps forward; a
+    window whose trimmed end does not pass the previous one's (no text of its own) is left out."""
+    out: list[tuple[int, int]] = []
     found = _NON_SPACE.search(text)
     while found:
         start = found.start()
         end = min(len(text), start + max_size)
-        out.append((start, start + len(text[start:end].rstrip())))
+        stop = start + len(text[start:end].rstrip())
+        if not out or stop > out[-1][1]:
+            out.append((start, stop))
         if end >= len(text):
             break
         found = _NON_SPACE.search(text, max(end - overlap, start + 1))
@@ -645,6 +648,16 @@ def tail_window_appended(document: str, *, max_size: int, overlap: int) -> list[
     return out
 
 
+def windows_past_the_end(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """LangChain's shape (``'a' * 20 + '\t'`` at 20 / 5 gives ``[0:20)`` then ``[15:20)``):
+    steps through ``range(0, len(document), max_size - overlap)`` without stopping once a window
+    reaches the end, and strips each window. The windows after the one that reached the end
+    are its own tail: each lies wholly inside its predecessor. Bare strings."""
+    _check(max_size, overlap)
+    pieces = (document[k:k + max_size].strip() for k in range(0, len(document), max_size - overlap))
+    return [piece for piece in pieces if piece]
+
+
 def reversed_stack(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
     """Recursive halving with an explicit stack: left and right halves are pushed in reading
     order, so they pop in reverse and the chunks come out back to front."""
@@ -927,6 +940,7 @@ DEFECTS: dict[str, str] = {
     "utf16_code_units": "codepoint_integrity",
     "cuts_zwj_sequence": "grapheme_integrity",
     "tail_window_appended": "ordered",
+    "windows_past_the_end": "ordered",
     "reversed_stack": "ordered",
     "overlap_counted_in_words": "overlap_bounded",
     "content_hash_ids": "unique_ids",

@@ -43,12 +43,20 @@ class _Lines:
 
 
 def _windows(text: str, max_size: int, overlap: int) -> Iterator[tuple[int, int]]:
-    """Windows starting at a non-space, right-trimmed, each start after the previous one."""
+    """Windows starting at a non-space, right-trimmed, each start after the previous one.
+
+    A window whose trimmed end does not pass the last one's adds no text (it lies inside its
+    predecessor, SPEC 1.1 ``ordered``) and is left out; the next one still overlaps by at most
+    ``overlap``."""
     found = _NON_SPACE.search(text)
+    reached = 0
     while found:
         start = found.start()
         end = min(len(text), start + max_size)
-        yield start, start + len(text[start:end].rstrip())
+        stop = start + len(text[start:end].rstrip())
+        if stop > reached:
+            yield start, stop
+            reached = stop
         if end >= len(text):
             return
         found = _NON_SPACE.search(text, max(end - overlap, start + 1))
@@ -133,6 +141,8 @@ def recursive_trimmed(document: str, *, max_size: int, overlap: int) -> list[str
             if end > out[-1][1]:
                 out[-1] = (start, end)
             continue
+        if out and end <= out[-1][1]:
+            continue  # trimming left it inside the previous chunk: it adds no text
         out.append((start, end))
     return [document[s:e] for s, e in out]
 
@@ -165,7 +175,7 @@ def bare_bytes_windows(document: str, *, max_size: int, overlap: int) -> list[st
     cap alone), overlapping by at most ``overlap`` bytes. Bare strings."""
     _check(max_size, overlap)
     out = []
-    start, n = 0, len(document)
+    start, n, reached = 0, len(document), 0
     while start < n:
         found = _NON_SPACE.search(document, start)
         if found is None:
@@ -176,7 +186,10 @@ def bare_bytes_windows(document: str, *, max_size: int, overlap: int) -> list[st
             size += len(document[end].encode("utf-8", "surrogatepass"))
             end += 1
         end = max(end, start + 1)
-        out.append(document[start:end].rstrip())
+        stop = start + len(document[start:end].rstrip())
+        if stop > reached:  # a window that adds no text of its own is left out
+            out.append(document[start:stop])
+            reached = stop
         if end >= n:
             break
         back, shared = end, 0
@@ -333,7 +346,7 @@ class MarkdownSections:
     def _section(self, text: str, a: int, b: int, max_size: int, overlap: int,
                  line: _Lines) -> Iterator[Piece]:
         clusters = [m.span() for m in _GRAPHEME.finditer(text, a, b)]
-        k = 0
+        k, reached = 0, a
         while k < len(clusters):
             while k < len(clusters) and text[clusters[k][0]:clusters[k][1]].isspace():
                 k += 1  # skip whole whitespace clusters (never cut a " \u0301" cluster)
@@ -348,7 +361,9 @@ class MarkdownSections:
             while stop > first and text[clusters[stop][0]:clusters[stop][1]].isspace():
                 stop -= 1
             start, end = clusters[first][0], clusters[stop][1]
-            yield Piece(text[start:end], start, end, line(start), line(end - 1))
+            if end > reached:  # a trimmed window inside the previous one adds no text
+                yield Piece(text[start:end], start, end, line(start), line(end - 1))
+                reached = end
             if last + 1 >= len(clusters):
                 return
             nxt = last + 1

@@ -143,6 +143,7 @@ WITNESSES: dict[str, list[tuple[str, Config]]] = {
     "utf16_code_units": [("\U0001f680", Config(1, 0))],
     "cuts_zwj_sequence": [("e\u0301", Config(1, 0))],
     "tail_window_appended": [("abc", Config(5, 0))],
+    "windows_past_the_end": [("a" * 20 + "\t", Config(20, 5))],
     "reversed_stack": [("ab cd", Config(2, 0))],
     "overlap_counted_in_words": [("x aaa", Config(4, 1))],
     "content_hash_ids": [("aa", Config(1, 0))],

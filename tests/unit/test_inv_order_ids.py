@@ -12,7 +12,25 @@ from tests.unit.helpers import accepts, bare, book, case, rejects, spans, violat
 
 def test_ordered_accepts_overlapping_chunks_in_order() -> None:
     doc = "abcdefgh"
-    accepts("ordered", case(doc, spans(doc, (0, 4), (2, 6), (3, 6), (6, 8))))
+    accepts("ordered", case(doc, spans(doc, (0, 4), (2, 6), (3, 7), (6, 8))))
+
+
+def test_ordered_rejects_a_chunk_wholly_inside_its_predecessor() -> None:
+    """SPEC 1.1: ends strictly increase too (LangChain: ``'a' * 20 + '\t'`` at 20 / 5)."""
+    doc = "a" * 20 + "\t"
+    found = rejects(
+        "ordered",
+        case(doc, spans(doc, (0, 20), (15, 20)), max_size=20, overlap=5),
+        "chunk[1] [15:20) follows chunk[0] [0:20): end does not increase",
+        "wholly inside its predecessor",
+    )
+    assert found[0].chunks == (0, 1)
+    rejects("ordered", case("abcdefgh", spans("abcdefgh", (0, 6), (2, 6))), "end does not")
+
+
+def test_ordered_accepts_a_chunk_that_ends_one_past_its_predecessor() -> None:
+    doc = "abcdefgh"
+    accepts("ordered", case(doc, spans(doc, (0, 6), (5, 7))))
 
 
 def test_ordered_rejects_the_same_span_twice() -> None:
@@ -69,6 +87,30 @@ def test_ordered_bare_chunks() -> None:
         case(doc, bare("two", "one two", "one")),
         "chunk[2] 'one' does not occur after chunk[1] [8:15)",
     )
+
+
+def test_ordered_rejects_bare_chunks_that_fit_only_inside_their_predecessor() -> None:
+    doc = "a" * 20 + "\t"
+    rejects(
+        "ordered",
+        case(doc, bare("a" * 20, "a" * 5), max_size=20, overlap=5),
+        "chunk[1] 'aaaaa' adds no text of its own: it occurs only inside chunk[0] [0:20)",
+    )
+    rejects("ordered", case("alpha beta", bare("alpha beta", "beta")), "only inside chunk[0]")
+    rejects("ordered", case("ab ab", bare("ab ab", "ab")), "only inside chunk[0] [0:5)")
+
+
+def test_ordered_places_a_substring_of_the_predecessor_at_a_later_repeat() -> None:
+    """A chunk whose text lies inside its predecessor's is fine where the text repeats later:
+    the search must find the earliest placement whose end passes the previous end."""
+    accepts("ordered", case("ab ab ab", bare("ab ab", "ab")))  # the third "ab"
+    accepts("ordered", case("aaaaaa", bare("aaaa", "aa")))  # [4:6)
+    accepts("ordered", case("aaaaaa", bare("aaaa", "aaa", "aa")))  # [0:4) [2:5) [4:6)
+    rejects("ordered", case("aaaaaa", bare("aaaa", "aaa", "a", "a")), "chunk[3] 'a'")
+    doc = '{"a": 1}\n' * 50
+    block = '{"a": 1}'
+    accepts("ordered", case(doc, bare(*[block] * 50)))
+    accepts("ordered", case(doc, bare(*[f"{block}\n{block}"] * 49)))
 
 
 def test_ordered_message_names_the_chunk_placed_before_an_empty_one() -> None:
