@@ -786,13 +786,27 @@ def children_skip_separator(document: str, *, max_size: int, overlap: int) -> li
 
 
 def children_overlap(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-    """Children of a section apply the configured overlap between themselves: siblings that
-    should tile their parent overlap instead."""
+    """Children of a section overlap by a fixed half of the cap "for context", ignoring the
+    configured ``overlap``: siblings share more than the overlap allows (SPEC 1.1 lets them
+    share up to ``overlap``, no more)."""
     _check(max_size, overlap)
 
     def spans(start: int, end: int) -> list[tuple[int, int]]:
         return [(start + s, start + e)
-                for s, e in _windows(document[start:end], max_size, overlap)]
+                for s, e in _windows(document[start:end], max_size, max_size // 2)]
+
+    return _hierarchy(document, max_size, spans)
+
+
+def children_overlap_on_top(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Children of a section are cut full size, then each one after the first is widened to
+    start ``overlap`` characters earlier: the overlap is within bounds, but it comes on top of
+    a full child, so the child is over the cap (seed 002's bug, inside a hierarchy)."""
+    _check(max_size, overlap)
+
+    def spans(start: int, end: int) -> list[tuple[int, int]]:
+        cut = [(start + s, start + e) for s, e in _windows(document[start:end], max_size, 0)]
+        return cut[:1] + [(s - overlap, e) for s, e in cut[1:]]
 
     return _hierarchy(document, max_size, spans)
 
@@ -949,6 +963,7 @@ DEFECTS: dict[str, str] = {
     "random_jitter": "deterministic",
     "children_skip_separator": "tiles_parent",
     "children_overlap": "tiles_parent",
+    "children_overlap_on_top": "cap_respected",
     # probes of the engine: scaling, native hangs, byte offsets, normalisation, exits, state
     "quadratic_offsets": "scales_linearly",
     "catastrophic_regex": "terminates",
@@ -963,4 +978,6 @@ DEFECTS: dict[str, str] = {
 #: Further ids a defect breaks at the same time (seed 004's three symptoms, for instance).
 ALSO: dict[str, tuple[str, ...]] = {
     "header_budget_negative": ("non_empty", "ordered"),
+    # Children are siblings: sharing more than the overlap breaks overlap_bounded too.
+    "children_overlap": ("overlap_bounded",),
 }

@@ -3,7 +3,8 @@
 They cover the shapes SPEC §4 says must never be reported: bare strings placed by the contract
 (with overlap, over repeated blocks and periodic text), whitespace-trimming chunkers, CRLF kept
 verbatim, a token unit, a generator, a class-based plugin, records with offsets and lines, and
-a parent/child hierarchy. :data:`CORRECT` lists their attribute names.
+a parent/child hierarchy (children tiling their parent, or overlapping by up to
+``overlap``). :data:`CORRECT` lists their attribute names.
 """
 
 from __future__ import annotations
@@ -313,6 +314,25 @@ def hierarchical(document: str, *, max_size: int, overlap: int) -> list[dict[str
     return out
 
 
+def hierarchical_overlap(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Like :func:`hierarchical`, but the children of an over-long block overlap by up to
+    ``overlap`` (SPEC 1.1 lets text children overlap as siblings may); each child within the
+    cap. Haystack's HierarchicalDocumentSplitter run with an overlap has this shape."""
+    _check(max_size, overlap)
+    out = []
+    for m in re.finditer(r"\S(?:.*?\S)?(?=\n\s*\n|\s*$)", document, re.DOTALL):
+        start, end = m.span()
+        pid = f"b{start}"
+        out.append({"text": document[start:end], "start": start, "end": end, "id": pid})
+        if end - start <= max_size:
+            continue
+        for s, e in _windows(document[start:end], max_size, overlap):
+            s, e = start + s, start + e
+            out.append({"text": document[s:e], "start": s, "end": e, "id": f"{pid}.{s}",
+                        "parent": pid})
+    return out
+
+
 # --------------------------------------------------------------------------- a class plugin
 
 @dataclass(frozen=True)
@@ -384,5 +404,6 @@ CORRECT: list[str] = [
     "lf_normalised",
     "full_records",
     "hierarchical",
+    "hierarchical_overlap",
     "MarkdownSections",
 ]

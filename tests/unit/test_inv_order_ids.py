@@ -193,6 +193,78 @@ def test_tiles_parent_rejects_overlapping_siblings() -> None:
     )
 
 
+def test_tiles_parent_accepts_children_overlapping_up_to_the_overlap() -> None:
+    """SPEC 1.1: text children may overlap as siblings may, up to ``overlap`` with the next."""
+    accepts("tiles_parent", case(DOC, _family((0, 10), (6, 23)), max_size=20, overlap=4))
+    accepts("tiles_parent", case(DOC, _family((6, 23), (0, 10)), max_size=20, overlap=4))
+    accepts(
+        "tiles_parent",
+        case(DOC, _family((0, 10), (6, 17), (12, 23)), max_size=20, overlap=5),
+    )
+
+
+def test_tiles_parent_rejects_children_overlapping_more_than_the_overlap() -> None:
+    found = rejects(
+        "tiles_parent",
+        case(DOC, _family((0, 10), (6, 23)), max_size=20, overlap=3),
+        "chunk[2] [6:23) overlaps its sibling chunk[1] [0:10) by [6:10) 'beta': "
+        "4 chars > overlap 3",
+    )
+    assert found[0].chunks == (2,)
+    # In document order, whatever the output order.
+    rejects(
+        "tiles_parent",
+        case(DOC, _family((6, 23), (0, 10)), max_size=20, overlap=3),
+        "chunk[1] [6:23) overlaps its sibling chunk[2] [0:10) by [6:10)",
+    )
+    rejects(
+        "tiles_parent",
+        case(DOC, _family((0, 10), (6, 17), (12, 23)), max_size=20, overlap=4),
+        "chunk[3] [12:23) overlaps its sibling chunk[2] [6:17) by [12:17) 'gamma': 5 chars",
+    )
+
+
+def test_tiles_parent_a_child_inside_another_keeps_what_is_covered() -> None:
+    """A child lying inside its predecessor must not move the covered frontier back."""
+    accepts(
+        "tiles_parent",
+        case(DOC, _family((0, 17), (6, 10), (18, 23)), max_size=20, overlap=4),
+    )
+
+
+def test_tiles_parent_measures_child_overlap_in_the_plugins_unit() -> None:
+    doc = "a\u00e9b"
+    family = [
+        Chunk(index=0, text=doc, start=0, end=3, id="p"),
+        Chunk(index=1, text="a\u00e9", start=0, end=2, id="c0", parent="p"),
+        Chunk(index=2, text="\u00e9b", start=1, end=3, id="c1", parent="p"),
+    ]
+    accepts("tiles_parent", case(doc, family, max_size=3, overlap=1))  # 1 char
+    rejects(
+        "tiles_parent",
+        case(doc, family, max_size=4, overlap=1, unit="bytes"),
+        "2 bytes > overlap 1",
+    )
+    accepts("tiles_parent", case(doc, family, max_size=4, overlap=2, unit="bytes"))
+    words = "one two three four"
+    tokens = [
+        Chunk(index=0, text=words, start=0, end=18, id="p"),
+        Chunk(index=1, text=words[0:13], start=0, end=13, id="c0", parent="p"),
+        Chunk(index=2, text=words[8:18], start=8, end=18, id="c1", parent="p"),
+    ]
+
+    def count(text: str) -> int:
+        return len(text.split())
+
+    accepts("tiles_parent", case(words, tokens, max_size=3, overlap=1, unit="tokens",
+                                 measure=count))
+    rejects(
+        "tiles_parent",
+        case(words, tokens, max_size=3, overlap=0, unit="tokens", measure=count),
+        "1 token > overlap 0",
+    )
+
+
 def test_tiles_parent_rejects_identical_siblings_without_crashing() -> None:
     """Two children with the same span used to crash sorting Chunk objects (TypeError)."""
     rejects(
