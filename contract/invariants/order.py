@@ -68,8 +68,8 @@ def _check_placed(case: Case, group: list[Chunk]) -> Iterator[Violation]:
         return
     i = placed.failed or 0
     chunk = group[i]
-    if chunk.has_offsets or chunk.text not in case.document.text:
-        return  # text the document does not hold: span_fidelity's finding
+    if not _placeable(case, chunk):
+        return  # text the document does not hold (there): span_fidelity's finding
     # The chunk placed last before this one (empty chunks are not placed).
     j = next((k for k in range(i - 1, -1, -1) if placed.spans[k] is not None), None)
     previous = None if j is None else placed.spans[j]
@@ -80,6 +80,14 @@ def _check_placed(case: Case, group: list[Chunk]) -> Iterator[Violation]:
         f"{after} in the document (starts and ends must both strictly increase)",
         (chunk.index,),
     )
+
+
+def _placeable(case: Case, chunk: Chunk) -> bool:
+    """Whether the chunk's text is in the document, at its own offsets when it has them."""
+    span = case.offset_spans[chunk.index]
+    if span is not None:
+        return case.document.text.startswith(chunk.text, span[0])
+    return not chunk.has_offsets and chunk.text in case.document.text
 
 
 def _where(case: Case, chunk: Chunk, previous: Span | None) -> str:

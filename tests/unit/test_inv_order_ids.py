@@ -122,6 +122,21 @@ def test_ordered_message_names_the_chunk_placed_before_an_empty_one() -> None:
     accepts("ordered", case("ab cd", bare("ab", "", "cd")))
 
 
+def test_ordered_checks_a_chunk_with_offsets_after_a_bare_one() -> None:
+    """Mixed output: a chunk pinned by its offsets inside a bare predecessor is reported."""
+    doc = "abcdefgh"
+    pinned = Chunk(index=1, text="cdef", start=2, end=6)
+    rejects(
+        "ordered",
+        case(doc, [Chunk(index=0, text="abcdef", bare=True), pinned]),
+        "chunk[1] [2:6) 'cdef' adds no text of its own: it occurs only inside chunk[0] [0:6)",
+    )
+    later = Chunk(index=1, text="cdefg", start=2, end=7)
+    accepts("ordered", case(doc, [Chunk(index=0, text="abcdef", bare=True), later]))
+    wrong = Chunk(index=1, text="cdef", start=3, end=7)  # not the text at its offsets
+    assert violations("ordered", case(doc, [Chunk(index=0, text="ab", bare=True), wrong])) == []
+
+
 def test_ordered_leaves_text_the_document_lacks_to_span_fidelity() -> None:
     assert violations("ordered", case("ab cd", bare("ab", "xy"))) == []
 
