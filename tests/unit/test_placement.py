@@ -537,3 +537,33 @@ def test_place_in_order_honours_pins_lower_bounds_and_accept() -> None:
 def test_period_regex_sanity() -> None:
     """The JSON period used above really is periodic (guards the fixture, not the code)."""
     assert re.fullmatch(r'(\{"a": 1\}\n)+', '{"a": 1}\n' * 5)
+
+
+def _order_keeping_placement_exists(doc: str, texts: list[str]) -> bool:
+    """Brute force: some choice of occurrences has starts and ends both strictly increasing."""
+    import itertools
+
+    where = [[k for k in range(len(doc)) if doc.startswith(t, k)] for t in texts]
+    for starts in itertools.product(*where):
+        spans = [(s, s + len(t)) for s, t in zip(starts, texts)]
+        if all(b[0] > a[0] and b[1] > a[1] for a, b in pairwise(spans)):
+            return True
+    return False
+
+
+@st.composite
+def _small_bare_cases(draw: st.DrawFn) -> tuple[str, list[str]]:
+    doc = draw(st.text(alphabet="ab", min_size=1, max_size=9))
+    cuts = st.tuples(st.integers(0, len(doc) - 1), st.integers(1, 4))
+    texts = [doc[s : s + n] for s, n in draw(st.lists(cuts, min_size=1, max_size=4))]
+    return doc, texts
+
+
+@PROPERTY
+@given(_small_bare_cases())
+def test_ordered_on_bare_chunks_agrees_with_brute_force(drawn: tuple[str, list[str]]) -> None:
+    """The greedy earliest placement (strict starts and strict ends) reports exactly when no
+    placement in document order exists: sound and complete on small periodic documents."""
+    doc, texts = drawn
+    reported = bool(violations("ordered", case(doc, bare(*texts))))
+    assert reported == (not _order_keeping_placement_exists(doc, texts)), (doc, texts)
