@@ -44,6 +44,9 @@ CORPUS: tuple[tuple[str, str, Config], ...] = (
     ("leading blank lines, counted away by a stripped copy",
      "\n\n\nfirst line\nsecond line\n", Config(8, 2)),
     ("CRLF paragraphs and a lone CR", "one two\r\n\r\nthree\r\nfour\rfive\r\n", Config(6, 0)),
+    ("LangChain: a run as long as the cap, one trailing tab, cut with overlap: the last "
+     "window, stripped, lies wholly inside the one before (ordered, SPEC 1.1)",
+     "a" * 20 + "\t", Config(20, 5)),
     ("seed 003: one early space, then an unbroken run",
      "x" * 10 + " " + "a" * 60, Config(30, 20)),
     ("seed 004: a long three-line header and nothing else",

@@ -106,6 +106,7 @@ def run_parallel(
         elapsed=time.monotonic() - started,
         settings=settings,
         examples=sum(r.examples for r in results[:jobs]),
+        asked=sum(r.examples_asked for r in results[:jobs]),
     )
     emit(Finished(merged))
     return merged
@@ -144,15 +145,38 @@ def merge(
     elapsed: float,
     settings: RunSettings,
     examples: int | None = None,
+    asked: int | None = None,
 ) -> RunResult:
-    """One result from several runs of the same target (``examples``: default, their sum)."""
+    """One result from several runs of the same target (``examples`` and ``asked``: default,
+    their sums). A run that stopped exploring early keeps its reason in the merge."""
     first = results[0]
     verdicts = [_merge_one([r.results[k] for r in results]) for k in range(len(first.results))]
     if examples is None:
         examples = sum(r.examples for r in results)
+    if asked is None:
+        asked = sum(r.examples_asked for r in results)
     for item in verdicts:
         item.examples = examples if item.status != "skipped" else 0
-    return RunResult(first.target, first.kind, seed, examples, verdicts, elapsed, settings)
+    return RunResult(
+        first.target,
+        first.kind,
+        seed,
+        examples,
+        verdicts,
+        elapsed,
+        settings,
+        examples_asked=asked,
+        stopped_early=_stop_reason(results),
+    )
+
+
+def _stop_reason(results: list[RunResult]) -> str | None:
+    """The reasons the merged runs stopped early (each once), and in how many of them."""
+    stopped = [r.stopped_early for r in results if r.stopped_early]
+    if not stopped:
+        return None
+    reasons = "; ".join(dict.fromkeys(stopped))
+    return reasons if len(results) == 1 else f"{reasons} (in {len(stopped)} of {len(results)} runs)"
 
 
 def _merge_one(items: list[InvariantResult]) -> InvariantResult:

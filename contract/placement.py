@@ -4,9 +4,9 @@ A chunk given as a bare string (or a record without offsets) is placed in the do
 contract itself. An invariant may be reported only when *no* placement in document order keeps
 it, so each invariant searches for its own best placement:
 
-* Constraints that only bound the next start from below (strictly increasing starts, ends that
-  never decrease, bounded overlap) and per-chunk filters (line citations, heading and grapheme
-  boundaries) are satisfied by the *earliest* placement whenever any placement satisfies them:
+* Constraints that only bound the next start from below (strictly increasing starts and ends,
+  bounded overlap) and per-chunk filters (line citations, heading and grapheme boundaries)
+  are satisfied by the *earliest* placement whenever any placement satisfies them:
   moving a chunk earlier never tightens the constraints on the chunks after it. So
   :func:`place_in_order` is greedy, and linear in the document for verbatim chunks.
 * Coverage (``no_lost_text``) is also bounded from above (the next chunk must start before the

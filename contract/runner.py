@@ -81,6 +81,9 @@ class Counterexample:
     shrunk: bool = False
     reproducer: str | None = None
     offending: list[int] = field(default_factory=list)
+    #: The shrink budget (``shrink_seconds``) ran out before Hypothesis finished shrinking: a
+    #: smaller failing input may exist.
+    shrink_incomplete: bool = False
 
     @property
     def message(self) -> str:
@@ -107,10 +110,30 @@ class RunResult:
     results: list[InvariantResult]
     elapsed: float = 0.0
     settings: RunSettings = field(default_factory=RunSettings)
+    #: Examples the run set out to check: the replayed inputs (saved failures, the seed corpus)
+    #: plus ``max_examples`` generated ones. 0 when not counted (``check`` on real files).
+    examples_asked: int = 0
+    #: Why exploration stopped before ``examples_asked`` (the time budget ran out, ...), or None
+    #: when every example asked for was checked.
+    stopped_early: str | None = None
 
     @property
     def passed(self) -> bool:
         return not self.violated
+
+    @property
+    def early_stop(self) -> str | None:
+        """One line for the reports: how many examples were checked and why not all, or None."""
+        if self.stopped_early is None:
+            return None
+        return f"checked {self.examples} of {self.examples_asked} examples: {self.stopped_early}"
+
+    @property
+    def shrinks_cut_short(self) -> list[str]:
+        """The violated invariants whose shrink the ``shrink_seconds`` budget cut short."""
+        return [
+            r.id for r in self.violated if r.counterexample and r.counterexample.shrink_incomplete
+        ]
 
     @property
     def violated(self) -> list[InvariantResult]:
@@ -205,7 +228,15 @@ def run(
         shared.delete(_fixed_since(from_shared, explored, active))
     results = _verdicts(plugin, chosen, active, examples, explored.exercised, findings)
     result = RunResult(
-        plugin.target, plugin.kind, the_seed, examples, results, time.monotonic() - started, config
+        plugin.target,
+        plugin.kind,
+        the_seed,
+        examples,
+        results,
+        time.monotonic() - started,
+        config,
+        examples_asked=explored.asked,
+        stopped_early=explored.stopped,
     )
     emit(Finished(result))
     return result
@@ -257,6 +288,10 @@ class _Explored:
     samples: list[Observation] = field(default_factory=list)
     #: Findings no Hypothesis search can replay (scaling probes, the fresh interpreter).
     unshrunk: set[str] = field(default_factory=set)
+    #: Examples asked for: the replayed inputs plus ``max_examples`` generated ones.
+    asked: int = 0
+    #: Why exploration stopped before ``asked`` examples, or None.
+    stopped: str | None = None
 
 
 def _key(case: tuple[Any, Config]) -> tuple[str, Config]:
@@ -281,6 +316,7 @@ def _explore(
             continue  # a saved failure that is also a corpus probe: one call is enough
         seen = session.observe(*case)
         found.examples += 1
+        found.asked += 1
         found.exercised |= seen.exercised
         found.seen[_key(case)] = seen if seen.violations else None
         for violation in seen.violations:
@@ -308,8 +344,14 @@ def _explore(
         if found.examples % step == 0:
             emit(Progress(found.examples, config.max_examples, tuple(found.first)))
 
-    with contextlib.suppress(_OutOfTime):
+    found.asked += config.max_examples
+    try:
         explore()
+    except _OutOfTime:
+        found.stopped = f"the {config.explore_seconds:g} s exploration budget ran out"
+    else:
+        if found.examples < found.asked:
+            found.stopped = "the generator ran out of new inputs (Hypothesis stopped early)"
     return found
 
 
@@ -378,6 +420,7 @@ def _shrink(
     verdicts = {k: (v if v is not None and v.of(rule) else None) for k, v in explored.seen.items()}
     last: list[Observation] = []
     deadline = time.monotonic() + config.shrink_seconds
+    cut = False
 
     @_hypothesis_settings(config, (Phase.generate, Phase.shrink))
     @seed(the_seed)
@@ -396,9 +439,14 @@ def _shrink(
 
     # _Violated at the end of the search, _OutOfTime on the budget, or Hypothesis's own
     # Flaky on a nondeterministic plugin: in every case the best example so far is in `last`.
-    with contextlib.suppress(Exception, _OutOfTime):
-        search()
-    return _confirm(session, rule, explored.first[rule], last[-1] if last else None)
+    try:
+        with contextlib.suppress(Exception):
+            search()
+    except _OutOfTime:
+        cut = True
+    found = _confirm(session, rule, explored.first[rule], last[-1] if last else None)
+    found.shrink_incomplete = cut
+    return found
 
 
 def _confirm(

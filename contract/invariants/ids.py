@@ -1,9 +1,12 @@
-"""Identity and hierarchy: ids are unique, and children tile their parent."""
+"""Identity and hierarchy: ids are unique, and children tile their parent (overlapping as
+siblings may, SPEC 1.1)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from contract.invariants._common import plural
+from contract.invariants.size import excess_overlap
 from contract.model import Case, Chunk, Violation, describe_chunk, escape, first_non_space
 from contract.placement import Span
 from contract.registry import invariant
@@ -29,7 +32,8 @@ def unique_ids(case: Case) -> Iterator[Violation]:
 
 @invariant("tiles_parent", kinds=("text", "workbook"), fields=("parent",))
 def tiles_parent(case: Case) -> Iterator[Violation]:
-    """A parent's children are disjoint, lie inside it, and cover all its non-blank content."""
+    """A parent's children lie inside it and cover all its non-blank content; text children
+    share at most ``overlap`` with the next one in document order, workbook children nothing."""
     by_id = {c.id: c for c in case.chunks if c.id is not None}
     families: dict[str, list[Chunk]] = {}
     for chunk in case.chunks:
@@ -51,6 +55,8 @@ def tiles_parent(case: Case) -> Iterator[Violation]:
 
 
 def _tiles_text(case: Case, parent: Chunk, children: list[Chunk]) -> Iterator[Violation]:
+    """Children in document order: each inside the parent, sharing at most ``overlap`` with the
+    next (SPEC 1.1), with no non-whitespace of the parent between them."""
     spans = case.offset_spans
     outer = spans[parent.index]
     inner = [(spans[c.index], c) for c in children]
@@ -65,19 +71,36 @@ def _tiles_text(case: Case, parent: Chunk, children: list[Chunk]) -> Iterator[Vi
         if span[0] < outer[0] or span[1] > outer[1]:
             yield _tile(child, span, f"is not inside its parent {describe_chunk(parent, outer)}")
             return
-        if previous is not None and span[0] < previous[0][1]:
-            yield _tile(
-                child, span, f"overlaps its sibling {describe_chunk(previous[1], previous[0])}"
-            )
+        if previous is not None and (found := _too_much_shared(case, previous, (span, child))):
+            yield found
             return
         gap = first_non_space(case.document.text, covered, span[0])
         if gap != -1:
             yield _lost(case, parent, outer, gap)
             return
-        covered, previous = span[1], (span, child)
+        covered, previous = max(covered, span[1]), (span, child)
     gap = first_non_space(case.document.text, covered, outer[1])
     if gap != -1:
         yield _lost(case, parent, outer, gap)
+
+
+def _too_much_shared(
+    case: Case, before: tuple[Span, Chunk], this: tuple[Span, Chunk]
+) -> Violation | None:
+    """A violation when two children next in document order share more than ``overlap``
+    (measured as ``overlap_bounded`` measures neighbours)."""
+    (sa, a), (sb, b) = before, this
+    size = excess_overlap(case, a, b, sa, sb)
+    if size is None:
+        return None
+    low, high = max(sa[0], sb[0]), min(sa[1], sb[1])
+    return _tile(
+        b,
+        sb,
+        f"overlaps its sibling {describe_chunk(a, sa)} by [{low}:{high}) "
+        f"{escape(case.document.text[low:high], 40)}: {plural(size, case.unit.rstrip('s'))} "
+        f"> overlap {case.config.overlap}",
+    )
 
 
 def _tile(child: Chunk, span: Span, what: str) -> Violation:

@@ -57,15 +57,24 @@ def _overlaps(case: Case, group: list[Chunk]) -> Iterator[Violation]:
     if any(s is None for s in spans):
         yield from _placed_overlap(case, group)
         return
-    exact = case.byte_exact if case.unit == "bytes" else None
     for (a, sa), (b, sb) in zip(zip(group, spans), zip(group[1:], spans[1:])):
         assert sa is not None and sb is not None
-        if exact is not None and exact[a.index] and exact[b.index]:
-            shared = _shared_bytes(case, a, b)  # byte spans, checked to be the same places
-        else:
-            shared = _shared(case, sa, sb)
+        shared = excess_overlap(case, a, b, sa, sb)
         if shared is not None:
             yield _too_much(case, a, b, sa, sb, shared)
+
+
+def excess_overlap(case: Case, a: Chunk, b: Chunk, sa: Span, sb: Span) -> int | None:
+    """The size (in the plugin's unit) of what chunks ``a`` and ``b`` at spans ``sa`` and
+    ``sb`` share, when it is over the allowed overlap; None when it is within it.
+
+    In bytes, two byte-exact chunks are measured by their own byte offsets (no encoding);
+    ``tiles_parent`` measures overlapping children with this too.
+    """
+    exact = case.byte_exact if case.unit == "bytes" else None
+    if exact is not None and exact[a.index] and exact[b.index]:
+        return _shared_bytes(case, a, b)  # byte spans, checked to be the same places
+    return _shared(case, sa, sb)
 
 
 def _shared(case: Case, a: Span, b: Span) -> int | None:

@@ -22,6 +22,7 @@ def _counterexample(found: Counterexample | None) -> dict[str, Any] | None:
         "chunks": found.chunks,
         "offending_chunks": found.offending,
         "shrunk": found.shrunk,
+        "shrink_incomplete": found.shrink_incomplete,
         "reproducer": found.reproducer,
     }
 
@@ -35,6 +36,8 @@ def report_json(result: RunResult) -> dict[str, Any]:
         "kind": result.kind,
         "seed": result.seed,
         "examples": result.examples,
+        "examples_asked": result.examples_asked,
+        "stopped_early": result.stopped_early,
         "elapsed": round(result.elapsed, 3),
         "invariants": [
             {

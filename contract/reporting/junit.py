@@ -7,7 +7,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from contract.reporting.text import render_violation
+from contract.reporting.text import render_violation, stop_notes
 from contract.runner import Event, Finished, RunResult
 
 
@@ -26,6 +26,7 @@ def junit_tree(result: RunResult) -> ET.ElementTree:
             "time": f"{result.elapsed:.3f}",
         },
     )
+    _properties(suite, result)
     for item in result.results:
         case = ET.SubElement(
             suite,
@@ -41,8 +42,24 @@ def junit_tree(result: RunResult) -> ET.ElementTree:
             failure.text = render_violation(result, item)
         elif item.status == "skipped":
             ET.SubElement(case, "skipped", {"message": item.reason})
+    notes = stop_notes(result)
+    if notes:  # after the testcases, as the JUnit schema orders them
+        ET.SubElement(suite, "system-out").text = "\n".join(notes)
     ET.indent(suites)
     return ET.ElementTree(suites)
+
+
+def _properties(suite: ET.Element, result: RunResult) -> None:
+    """The example counts, and whether a budget cut the run short, as suite properties."""
+    props = ET.SubElement(suite, "properties")
+    values = {
+        "examples": str(result.examples),
+        "examples_asked": str(result.examples_asked),
+        "stopped_early": result.stopped_early or "",
+        "shrink_incomplete": ",".join(result.shrinks_cut_short),
+    }
+    for name, value in values.items():
+        ET.SubElement(props, "property", {"name": name, "value": value})
 
 
 def _safe(target: str) -> str:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from contract.reporting.text import render_violation
+from contract.reporting.text import render_violation, stop_notes
 from contract.runner import Event, Finished, InvariantResult, RunResult
 
 _ICON = {"passed": "✅ passed", "violated": "❌ **violated**", "skipped": "⏭️ skipped"}
@@ -64,6 +64,7 @@ def _target(result: RunResult) -> list[str]:
         f"{result.kind} plugin · {result.examples} examples · {checked} invariants checked · "
         f"seed `{result.seed}`{profile} · {result.elapsed:.1f} s",
         "",
+        *[f"> ⚠️ {note}\n" for note in stop_notes(result)],
         "| invariant | verdict | details |",
         "|---|---|---|",
     ]

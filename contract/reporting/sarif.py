@@ -99,6 +99,8 @@ def sarif_log(
                                     "kind": r.kind,
                                     "seed": r.seed,
                                     "examples": r.examples,
+                                    "examples_asked": r.examples_asked,
+                                    "stopped_early": r.stopped_early,
                                     "passed": r.passed,
                                     "profile": r.settings.profile,
                                 }
@@ -146,6 +148,7 @@ def _result(
             "allowed": rule,
             "config": found.config.as_dict(),
             "shrunk": found.shrunk,
+            "shrink_incomplete": found.shrink_incomplete,
             "reproducer": found.reproducer,
             "seed": result.seed,
         },

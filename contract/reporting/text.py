@@ -53,6 +53,8 @@ def render_violation(result: RunResult, item: InvariantResult) -> str:
     lines += [f"    {m}" for m in _messages(found.messages)]
     lines += _offending(found.chunks, found.offending)
     state = "shrunk" if found.shrunk else "not shrunk"
+    if found.shrink_incomplete:
+        state += f"; {shrink_cut_note(result)}"
     lines += [
         "",
         f"Failing input ({state}, {_size(found.document)}):",
@@ -62,6 +64,12 @@ def render_violation(result: RunResult, item: InvariantResult) -> str:
     if found.reproducer:
         lines += ["", "Reproduce with:", f"    chunk-contract replay {found.reproducer}"]
     return "\n".join(lines)
+
+
+def shrink_cut_note(result: RunResult) -> str:
+    """Says that a counterexample's shrink stopped on the budget (a smaller input may exist)."""
+    budget = f"{result.settings.shrink_seconds:g} s "
+    return f"the {budget}shrink budget ran out, a smaller failing input may exist"
 
 
 def _messages(messages: list[str]) -> list[str]:
@@ -103,6 +111,22 @@ def _header(result: RunResult) -> str:
 
 
 def _summary(result: RunResult) -> str:
+    return _verdict(result) + "".join(f"\n{line}" for line in stop_notes(result))
+
+
+def stop_notes(result: RunResult) -> list[str]:
+    """Lines saying where the run's budgets cut it short (none when they did not)."""
+    notes = [f"STOPPED EARLY: {result.early_stop}"] if result.early_stop else []
+    cut = result.shrinks_cut_short
+    if cut:
+        notes.append(
+            f"SHRINK CUT SHORT: {', '.join(cut)} (the {result.settings.shrink_seconds:g} s shrink "
+            "budget ran out; a smaller failing input may exist)"
+        )
+    return notes
+
+
+def _verdict(result: RunResult) -> str:
     if result.passed:
         return (
             f"PASSED: no violation in {result.examples} examples (repeat with --seed {result.seed})"

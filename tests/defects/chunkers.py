@@ -39,13 +39,16 @@ def _line(text: str, offset: int) -> int:
 
 
 def _windows(text: str, max_size: int, overlap: int) -> list[tuple[int, int]]:
-    """Correct character windows: each starts at a non-space, ends trimmed, steps forward."""
-    out = []
+    """Correct character windows: each starts at a non-space, ends trimmed, steps forward; a
+    window whose trimmed end does not pass the previous one's (no text of its own) is left out."""
+    out: list[tuple[int, int]] = []
     found = _NON_SPACE.search(text)
     while found:
         start = found.start()
         end = min(len(text), start + max_size)
-        out.append((start, start + len(text[start:end].rstrip())))
+        stop = start + len(text[start:end].rstrip())
+        if not out or stop > out[-1][1]:
+            out.append((start, stop))
         if end >= len(text):
             break
         found = _NON_SPACE.search(text, max(end - overlap, start + 1))
@@ -645,6 +648,16 @@ def tail_window_appended(document: str, *, max_size: int, overlap: int) -> list[
     return out
 
 
+def windows_past_the_end(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """LangChain's shape (``'a' * 20 + '\t'`` at 20 / 5 gives ``[0:20)`` then ``[15:20)``):
+    steps through ``range(0, len(document), max_size - overlap)`` without stopping once a window
+    reaches the end, and strips each window. The windows after the one that reached the end
+    are its own tail: each lies wholly inside its predecessor. Bare strings."""
+    _check(max_size, overlap)
+    pieces = (document[k:k + max_size].strip() for k in range(0, len(document), max_size - overlap))
+    return [piece for piece in pieces if piece]
+
+
 def reversed_stack(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
     """Recursive halving with an explicit stack: left and right halves are pushed in reading
     order, so they pop in reverse and the chunks come out back to front."""
@@ -773,13 +786,27 @@ def children_skip_separator(document: str, *, max_size: int, overlap: int) -> li
 
 
 def children_overlap(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-    """Children of a section apply the configured overlap between themselves: siblings that
-    should tile their parent overlap instead."""
+    """Children of a section overlap by a fixed half of the cap "for context", ignoring the
+    configured ``overlap``: siblings share more than the overlap allows (SPEC 1.1 lets them
+    share up to ``overlap``, no more)."""
     _check(max_size, overlap)
 
     def spans(start: int, end: int) -> list[tuple[int, int]]:
         return [(start + s, start + e)
-                for s, e in _windows(document[start:end], max_size, overlap)]
+                for s, e in _windows(document[start:end], max_size, max_size // 2)]
+
+    return _hierarchy(document, max_size, spans)
+
+
+def children_overlap_on_top(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Children of a section are cut full size, then each one after the first is widened to
+    start ``overlap`` characters earlier: the overlap is within bounds, but it comes on top of
+    a full child, so the child is over the cap (seed 002's bug, inside a hierarchy)."""
+    _check(max_size, overlap)
+
+    def spans(start: int, end: int) -> list[tuple[int, int]]:
+        cut = [(start + s, start + e) for s, e in _windows(document[start:end], max_size, 0)]
+        return cut[:1] + [(s - overlap, e) for s, e in cut[1:]]
 
     return _hierarchy(document, max_size, spans)
 
@@ -927,6 +954,7 @@ DEFECTS: dict[str, str] = {
     "utf16_code_units": "codepoint_integrity",
     "cuts_zwj_sequence": "grapheme_integrity",
     "tail_window_appended": "ordered",
+    "windows_past_the_end": "ordered",
     "reversed_stack": "ordered",
     "overlap_counted_in_words": "overlap_bounded",
     "content_hash_ids": "unique_ids",
@@ -935,6 +963,7 @@ DEFECTS: dict[str, str] = {
     "random_jitter": "deterministic",
     "children_skip_separator": "tiles_parent",
     "children_overlap": "tiles_parent",
+    "children_overlap_on_top": "cap_respected",
     # probes of the engine: scaling, native hangs, byte offsets, normalisation, exits, state
     "quadratic_offsets": "scales_linearly",
     "catastrophic_regex": "terminates",
@@ -949,4 +978,6 @@ DEFECTS: dict[str, str] = {
 #: Further ids a defect breaks at the same time (seed 004's three symptoms, for instance).
 ALSO: dict[str, tuple[str, ...]] = {
     "header_budget_negative": ("non_empty", "ordered"),
+    # Children are siblings: sharing more than the overlap breaks overlap_bounded too.
+    "children_overlap": ("overlap_bounded",),
 }

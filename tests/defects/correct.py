@@ -3,7 +3,8 @@
 They cover the shapes SPEC §4 says must never be reported: bare strings placed by the contract
 (with overlap, over repeated blocks and periodic text), whitespace-trimming chunkers, CRLF kept
 verbatim, a token unit, a generator, a class-based plugin, records with offsets and lines, and
-a parent/child hierarchy. :data:`CORRECT` lists their attribute names.
+a parent/child hierarchy (children tiling their parent, or overlapping by up to
+``overlap``). :data:`CORRECT` lists their attribute names.
 """
 
 from __future__ import annotations
@@ -43,12 +44,20 @@ class _Lines:
 
 
 def _windows(text: str, max_size: int, overlap: int) -> Iterator[tuple[int, int]]:
-    """Windows starting at a non-space, right-trimmed, each start after the previous one."""
+    """Windows starting at a non-space, right-trimmed, each start after the previous one.
+
+    A window whose trimmed end does not pass the last one's adds no text (it lies inside its
+    predecessor, SPEC 1.1 ``ordered``) and is left out; the next one still overlaps by at most
+    ``overlap``."""
     found = _NON_SPACE.search(text)
+    reached = 0
     while found:
         start = found.start()
         end = min(len(text), start + max_size)
-        yield start, start + len(text[start:end].rstrip())
+        stop = start + len(text[start:end].rstrip())
+        if stop > reached:
+            yield start, stop
+            reached = stop
         if end >= len(text):
             return
         found = _NON_SPACE.search(text, max(end - overlap, start + 1))
@@ -133,6 +142,8 @@ def recursive_trimmed(document: str, *, max_size: int, overlap: int) -> list[str
             if end > out[-1][1]:
                 out[-1] = (start, end)
             continue
+        if out and end <= out[-1][1]:
+            continue  # trimming left it inside the previous chunk: it adds no text
         out.append((start, end))
     return [document[s:e] for s, e in out]
 
@@ -165,7 +176,7 @@ def bare_bytes_windows(document: str, *, max_size: int, overlap: int) -> list[st
     cap alone), overlapping by at most ``overlap`` bytes. Bare strings."""
     _check(max_size, overlap)
     out = []
-    start, n = 0, len(document)
+    start, n, reached = 0, len(document), 0
     while start < n:
         found = _NON_SPACE.search(document, start)
         if found is None:
@@ -176,7 +187,10 @@ def bare_bytes_windows(document: str, *, max_size: int, overlap: int) -> list[st
             size += len(document[end].encode("utf-8", "surrogatepass"))
             end += 1
         end = max(end, start + 1)
-        out.append(document[start:end].rstrip())
+        stop = start + len(document[start:end].rstrip())
+        if stop > reached:  # a window that adds no text of its own is left out
+            out.append(document[start:stop])
+            reached = stop
         if end >= n:
             break
         back, shared = end, 0
@@ -300,6 +314,25 @@ def hierarchical(document: str, *, max_size: int, overlap: int) -> list[dict[str
     return out
 
 
+def hierarchical_overlap(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Like :func:`hierarchical`, but the children of an over-long block overlap by up to
+    ``overlap`` (SPEC 1.1 lets text children overlap as siblings may); each child within the
+    cap. Haystack's HierarchicalDocumentSplitter run with an overlap has this shape."""
+    _check(max_size, overlap)
+    out = []
+    for m in re.finditer(r"\S(?:.*?\S)?(?=\n\s*\n|\s*$)", document, re.DOTALL):
+        start, end = m.span()
+        pid = f"b{start}"
+        out.append({"text": document[start:end], "start": start, "end": end, "id": pid})
+        if end - start <= max_size:
+            continue
+        for s, e in _windows(document[start:end], max_size, overlap):
+            s, e = start + s, start + e
+            out.append({"text": document[s:e], "start": s, "end": e, "id": f"{pid}.{s}",
+                        "parent": pid})
+    return out
+
+
 # --------------------------------------------------------------------------- a class plugin
 
 @dataclass(frozen=True)
@@ -333,7 +366,7 @@ class MarkdownSections:
     def _section(self, text: str, a: int, b: int, max_size: int, overlap: int,
                  line: _Lines) -> Iterator[Piece]:
         clusters = [m.span() for m in _GRAPHEME.finditer(text, a, b)]
-        k = 0
+        k, reached = 0, a
         while k < len(clusters):
             while k < len(clusters) and text[clusters[k][0]:clusters[k][1]].isspace():
                 k += 1  # skip whole whitespace clusters (never cut a " \u0301" cluster)
@@ -348,7 +381,9 @@ class MarkdownSections:
             while stop > first and text[clusters[stop][0]:clusters[stop][1]].isspace():
                 stop -= 1
             start, end = clusters[first][0], clusters[stop][1]
-            yield Piece(text[start:end], start, end, line(start), line(end - 1))
+            if end > reached:  # a trimmed window inside the previous one adds no text
+                yield Piece(text[start:end], start, end, line(start), line(end - 1))
+                reached = end
             if last + 1 >= len(clusters):
                 return
             nxt = last + 1
@@ -369,5 +404,6 @@ CORRECT: list[str] = [
     "lf_normalised",
     "full_records",
     "hierarchical",
+    "hierarchical_overlap",
     "MarkdownSections",
 ]

@@ -12,7 +12,25 @@ from tests.unit.helpers import accepts, bare, book, case, rejects, spans, violat
 
 def test_ordered_accepts_overlapping_chunks_in_order() -> None:
     doc = "abcdefgh"
-    accepts("ordered", case(doc, spans(doc, (0, 4), (2, 6), (3, 6), (6, 8))))
+    accepts("ordered", case(doc, spans(doc, (0, 4), (2, 6), (3, 7), (6, 8))))
+
+
+def test_ordered_rejects_a_chunk_wholly_inside_its_predecessor() -> None:
+    """SPEC 1.1: ends strictly increase too (LangChain: ``'a' * 20 + '\t'`` at 20 / 5)."""
+    doc = "a" * 20 + "\t"
+    found = rejects(
+        "ordered",
+        case(doc, spans(doc, (0, 20), (15, 20)), max_size=20, overlap=5),
+        "chunk[1] [15:20) follows chunk[0] [0:20): end does not increase",
+        "wholly inside its predecessor",
+    )
+    assert found[0].chunks == (0, 1)
+    rejects("ordered", case("abcdefgh", spans("abcdefgh", (0, 6), (2, 6))), "end does not")
+
+
+def test_ordered_accepts_a_chunk_that_ends_one_past_its_predecessor() -> None:
+    doc = "abcdefgh"
+    accepts("ordered", case(doc, spans(doc, (0, 6), (5, 7))))
 
 
 def test_ordered_rejects_the_same_span_twice() -> None:
@@ -71,6 +89,30 @@ def test_ordered_bare_chunks() -> None:
     )
 
 
+def test_ordered_rejects_bare_chunks_that_fit_only_inside_their_predecessor() -> None:
+    doc = "a" * 20 + "\t"
+    rejects(
+        "ordered",
+        case(doc, bare("a" * 20, "a" * 5), max_size=20, overlap=5),
+        "chunk[1] 'aaaaa' adds no text of its own: it occurs only inside chunk[0] [0:20)",
+    )
+    rejects("ordered", case("alpha beta", bare("alpha beta", "beta")), "only inside chunk[0]")
+    rejects("ordered", case("ab ab", bare("ab ab", "ab")), "only inside chunk[0] [0:5)")
+
+
+def test_ordered_places_a_substring_of_the_predecessor_at_a_later_repeat() -> None:
+    """A chunk whose text lies inside its predecessor's is fine where the text repeats later:
+    the search must find the earliest placement whose end passes the previous end."""
+    accepts("ordered", case("ab ab ab", bare("ab ab", "ab")))  # the third "ab"
+    accepts("ordered", case("aaaaaa", bare("aaaa", "aa")))  # [4:6)
+    accepts("ordered", case("aaaaaa", bare("aaaa", "aaa", "aa")))  # [0:4) [2:5) [4:6)
+    rejects("ordered", case("aaaaaa", bare("aaaa", "aaa", "a", "a")), "chunk[3] 'a'")
+    doc = '{"a": 1}\n' * 50
+    block = '{"a": 1}'
+    accepts("ordered", case(doc, bare(*[block] * 50)))
+    accepts("ordered", case(doc, bare(*[f"{block}\n{block}"] * 49)))
+
+
 def test_ordered_message_names_the_chunk_placed_before_an_empty_one() -> None:
     rejects(
         "ordered",
@@ -78,6 +120,21 @@ def test_ordered_message_names_the_chunk_placed_before_an_empty_one() -> None:
         "chunk[2] 'ab' does not occur after chunk[0] [3:5)",
     )
     accepts("ordered", case("ab cd", bare("ab", "", "cd")))
+
+
+def test_ordered_checks_a_chunk_with_offsets_after_a_bare_one() -> None:
+    """Mixed output: a chunk pinned by its offsets inside a bare predecessor is reported."""
+    doc = "abcdefgh"
+    pinned = Chunk(index=1, text="cdef", start=2, end=6)
+    rejects(
+        "ordered",
+        case(doc, [Chunk(index=0, text="abcdef", bare=True), pinned]),
+        "chunk[1] [2:6) 'cdef' adds no text of its own: it occurs only inside chunk[0] [0:6)",
+    )
+    later = Chunk(index=1, text="cdefg", start=2, end=7)
+    accepts("ordered", case(doc, [Chunk(index=0, text="abcdef", bare=True), later]))
+    wrong = Chunk(index=1, text="cdef", start=3, end=7)  # not the text at its offsets
+    assert violations("ordered", case(doc, [Chunk(index=0, text="ab", bare=True), wrong])) == []
 
 
 def test_ordered_leaves_text_the_document_lacks_to_span_fidelity() -> None:
@@ -148,6 +205,78 @@ def test_tiles_parent_rejects_overlapping_siblings() -> None:
         "tiles_parent",
         case(DOC, _family((0, 10), (6, 23))),
         "chunk[2] [6:23) overlaps its sibling chunk[1] [0:10)",
+    )
+
+
+def test_tiles_parent_accepts_children_overlapping_up_to_the_overlap() -> None:
+    """SPEC 1.1: text children may overlap as siblings may, up to ``overlap`` with the next."""
+    accepts("tiles_parent", case(DOC, _family((0, 10), (6, 23)), max_size=20, overlap=4))
+    accepts("tiles_parent", case(DOC, _family((6, 23), (0, 10)), max_size=20, overlap=4))
+    accepts(
+        "tiles_parent",
+        case(DOC, _family((0, 10), (6, 17), (12, 23)), max_size=20, overlap=5),
+    )
+
+
+def test_tiles_parent_rejects_children_overlapping_more_than_the_overlap() -> None:
+    found = rejects(
+        "tiles_parent",
+        case(DOC, _family((0, 10), (6, 23)), max_size=20, overlap=3),
+        "chunk[2] [6:23) overlaps its sibling chunk[1] [0:10) by [6:10) 'beta': "
+        "4 chars > overlap 3",
+    )
+    assert found[0].chunks == (2,)
+    # In document order, whatever the output order.
+    rejects(
+        "tiles_parent",
+        case(DOC, _family((6, 23), (0, 10)), max_size=20, overlap=3),
+        "chunk[1] [6:23) overlaps its sibling chunk[2] [0:10) by [6:10)",
+    )
+    rejects(
+        "tiles_parent",
+        case(DOC, _family((0, 10), (6, 17), (12, 23)), max_size=20, overlap=4),
+        "chunk[3] [12:23) overlaps its sibling chunk[2] [6:17) by [12:17) 'gamma': 5 chars",
+    )
+
+
+def test_tiles_parent_a_child_inside_another_keeps_what_is_covered() -> None:
+    """A child lying inside its predecessor must not move the covered frontier back."""
+    accepts(
+        "tiles_parent",
+        case(DOC, _family((0, 17), (6, 10), (18, 23)), max_size=20, overlap=4),
+    )
+
+
+def test_tiles_parent_measures_child_overlap_in_the_plugins_unit() -> None:
+    doc = "a\u00e9b"
+    family = [
+        Chunk(index=0, text=doc, start=0, end=3, id="p"),
+        Chunk(index=1, text="a\u00e9", start=0, end=2, id="c0", parent="p"),
+        Chunk(index=2, text="\u00e9b", start=1, end=3, id="c1", parent="p"),
+    ]
+    accepts("tiles_parent", case(doc, family, max_size=3, overlap=1))  # 1 char
+    rejects(
+        "tiles_parent",
+        case(doc, family, max_size=4, overlap=1, unit="bytes"),
+        "2 bytes > overlap 1",
+    )
+    accepts("tiles_parent", case(doc, family, max_size=4, overlap=2, unit="bytes"))
+    words = "one two three four"
+    tokens = [
+        Chunk(index=0, text=words, start=0, end=18, id="p"),
+        Chunk(index=1, text=words[0:13], start=0, end=13, id="c0", parent="p"),
+        Chunk(index=2, text=words[8:18], start=8, end=18, id="c1", parent="p"),
+    ]
+
+    def count(text: str) -> int:
+        return len(text.split())
+
+    accepts("tiles_parent", case(words, tokens, max_size=3, overlap=1, unit="tokens",
+                                 measure=count))
+    rejects(
+        "tiles_parent",
+        case(words, tokens, max_size=3, overlap=0, unit="tokens", measure=count),
+        "1 token > overlap 0",
     )
 
 

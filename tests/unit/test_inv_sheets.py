@@ -221,6 +221,13 @@ def test_tiles_parent_overlapping_row_groups() -> None:
     )
 
 
+def test_tiles_parent_workbook_children_stay_disjoint_whatever_the_overlap() -> None:
+    """SPEC 1.1 lets text children overlap; row groups of a workbook never may."""
+    groups = _groups("A1:B3", "A3:B4")
+    overlapping = book({"S": TABLE}, groups.chunks, max_size=1000, overlap=999)  # type: ignore[attr-defined]
+    rejects("tiles_parent", overlapping, "chunk[2] S!A3:B4 overlaps its sibling chunk[1] S!A1:B3")
+
+
 def test_tiles_parent_a_child_outside_the_block() -> None:
     rejects(
         "tiles_parent",
