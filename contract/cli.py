@@ -111,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
     _limits(check)
     replay = sub.add_parser("replay", help="re-run a saved counterexample")
     replay.add_argument("reproducer")
+    replay.add_argument(
+        "--emit-pytest", metavar="PATH",
+        help="instead of replaying, write a standalone pytest regression test to PATH that "
+        "fails while the bug is there and passes once it is fixed",
+    )
     _limits(replay, defaults=False)
     matrix = sub.add_parser("matrix", help="run several targets and print one table")
     matrix.add_argument("targets", nargs="+", metavar="TARGET")
@@ -238,6 +243,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from contract.checking import replay
+
+    if args.emit_pytest:
+        from contract.regression import emit_pytest
+
+        written = emit_pytest(reproducers.load(args.reproducer), Path(args.emit_pytest),
+                              source=args.reproducer)
+        print(f"wrote {written}: run it with pytest {written}")
+        return 0
 
     saved = reproducers.load(args.reproducer)
     return replay(saved, timeout=args.timeout, memory_mb=args.memory_mb)

@@ -23,6 +23,7 @@ def _counterexample(found: Counterexample | None) -> dict[str, Any] | None:
         "offending_chunks": found.offending,
         "shrunk": found.shrunk,
         "reproducer": found.reproducer,
+        "diagnosis": found.diagnosis.as_dict() if found.diagnosis else None,
     }
 
 

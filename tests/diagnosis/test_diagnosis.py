@@ -195,3 +195,28 @@ def test_a_pattern_id_is_registered_once() -> None:
     first = next(iter(patterns()))
     with pytest.raises(ValueError, match="twice"):
         pattern(first, invariants=("ordered",), cause="c", fix="f")(lambda probe: None)
+
+
+def test_reports_show_the_diagnosis(tmp_path: Path) -> None:
+    """Text (and so pytest failures and markdown), JSON and SARIF carry the diagnosis."""
+    from contract.reporting.json_report import report_json
+    from contract.reporting.sarif import sarif_log
+    from contract.reporting.text import render
+    from contract.runner import RunSettings, run
+
+    settings = RunSettings(max_examples=10, seed=1, reproducers=None, only=("cap_respected",))
+    result = run(defects.defect_target("overlap_on_top"), settings)
+    assert "Diagnosis (overlap_on_top):" in render(result)
+    entry = next(r for r in report_json(result)["invariants"] if r["id"] == "cap_respected")
+    assert entry["counterexample"]["diagnosis"]["pattern"] == "overlap_on_top"
+    sarif = sarif_log([result], root=tmp_path)
+    assert "Diagnosis (overlap_on_top)" in sarif["runs"][0]["results"][0]["message"]["text"]
+
+
+def test_diagnosis_can_be_switched_off() -> None:
+    from contract.runner import RunSettings, run
+
+    settings = RunSettings(max_examples=10, seed=1, reproducers=None, only=("cap_respected",),
+                           diagnose=False)
+    result = run(defects.defect_target("overlap_on_top"), settings)
+    assert result.violated and result.violated[0].counterexample.diagnosis is None
