@@ -66,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--junit", metavar="PATH")
     run.add_argument("--sarif", metavar="PATH", help="write a SARIF 2.1.0 log (code scanning)")
     run.add_argument("--markdown", metavar="PATH", help="write a markdown summary (CI page)")
+    run.add_argument("--html", metavar="PATH",
+                     help="write one self-contained HTML page with a picture of each violation")
     run.add_argument(
         "--profile",
         choices=sorted(PROFILES),

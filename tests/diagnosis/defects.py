@@ -8,6 +8,7 @@ pattern that must diagnose it and the invariant it breaks.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -72,7 +73,7 @@ def fence_lookalike(document: str, *, max_size: int, overlap: int) -> list[dict[
         pos += len(line)
     cuts.append(len(document))
     out = []
-    for a, b in zip(cuts, cuts[1:]):
+    for a, b in itertools.pairwise(cuts):
         for start, end in _windows(document[a:b], max_size, 0):
             out.append({"text": document[a + start:a + end], "start": a + start,
                         "end": a + end})
