@@ -42,7 +42,7 @@ FOLDED_CHARS = 2_000
 _NO_PICTURE = ("scales_linearly",)
 #: Cells of margin drawn around a workbook's content box.
 SHEET_MARGIN = 2
-_VISIBLE = {"\t": "→", "\r": "¤", " ": "·", "\x0b": "↧", "\x0c": "§", "\x85": "‡",
+_VISIBLE = {"\n": "↵", "\t": "→", "\r": "¤", " ": "·", "\x0b": "↧", "\x0c": "§", "\x85": "‡",
             "\u2028": "¶", "\u2029": "¶", "\ufeff": "°"}
 
 
@@ -78,8 +78,9 @@ def _target(result: RunResult) -> str:
     sections = "".join(_violation(result, item) for item in result.violated)
     return (f"<section class=\"target\"><h2>{_e(result.target)} <span class=\"verdict\">"
             f"{_e(verdict)}</span></h2><p>seed {result.seed} · {result.examples} examples · "
-            f"{result.kind} plugin</p><table class=\"verdicts\"><tr><th>invariant</th>"
-            f"<th>verdict</th><th>detail</th></tr>{rows}</table>{sections}</section>")
+            f"{result.kind} plugin</p>{sections}<details class=\"all\"><summary>every "
+            f"invariant's verdict</summary><table class=\"verdicts\"><tr><th>invariant</th>"
+            f"<th>verdict</th><th>detail</th></tr>{rows}</table></details></section>")
 
 
 def _row(item: InvariantResult) -> str:
@@ -263,12 +264,19 @@ def _line(document: str, number: int, a: int, b: int, bands: Sequence[_Band],
 
 def _cell(char: str, column: int, depth: int) -> str:
     kind = "lost" if depth == 0 and not char.isspace() else ("hatch" if depth > 1 else "")
-    shown = "↵" if char == "\n" else _VISIBLE.get(char, char)
-    if "\ud800" <= char <= "\udfff" or (not char.isprintable() and char not in _VISIBLE):
-        shown = "�" if "\ud800" <= char <= "\udfff" else "¬"
+    shown = _shown(char)
     mark = "✗" if kind == "lost" else ""
     return (f"<span class=\"ch {kind}\" style=\"grid-column:{column};grid-row:1\" "
             f"title=\"U+{ord(char):04X}\">{_e(shown)}<sup>{mark}</sup></span>")
+
+
+def _shown(char: str) -> str:
+    """One visible glyph for one character (whitespace and controls made visible)."""
+    if char in _VISIBLE:
+        return _VISIBLE[char]
+    if "\ud800" <= char <= "\udfff":
+        return "�"
+    return char if char.isprintable() else "¬"
 
 
 def _band_cell(band: _Band, a: int, b: int, row: int) -> str:

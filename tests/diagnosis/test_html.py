@@ -121,3 +121,9 @@ def test_renders_in_a_browser_with_spans_on_their_characters(tmp_path: Path) -> 
     assert 'data-geometry="ok"' in done.stdout, done.stdout[:300]
     console = [line for line in done.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
     assert not console, console
+
+
+def test_whitespace_and_controls_are_visible_glyphs() -> None:
+    page = render_html([_result("a \t\r\n\x01\ud800", [{"text": "a"}])])
+    cells = re.findall(r'title="U\+[0-9A-F]+">([^<]*)<sup>', page)
+    assert cells == ["a", "·", "→", "¤", "↵", "¬", "�"]
