@@ -5,6 +5,7 @@ The public API is small on purpose::
     from contract import run, check, RunSettings
     result = run("reference_chunkers/fixed.py:split")
     assert result.passed, result.violated
+    assert not check("reference_chunkers/fixed.py:split", "a\r\nb", max_size=2, overlap=1)
 
 Writing a new invariant: decorate a function ``(case: Case) -> Iterator[Violation]`` with
 ``@invariant("my_rule")``; its docstring's first line is the rule.
@@ -18,6 +19,7 @@ from contract.registry import invariant
 
 if TYPE_CHECKING:
     from contract.runner import RunResult, RunSettings, run
+    from contract.verify import check
 
 #: Imported on first use, so that ``import contract.<anything>`` (the pytest plugin, the
 #: profiles) does not import Hypothesis.
@@ -25,6 +27,10 @@ _LAZY = {"RunResult", "RunSettings", "run"}
 
 
 def __getattr__(name: str) -> Any:
+    if name == "check":
+        from contract.verify import check
+
+        return check
     if name in _LAZY:
         from contract import runner
 
@@ -41,6 +47,7 @@ __all__ = [
     "RunSettings",
     "TargetError",
     "Violation",
+    "check",
     "invariant",
     "load",
     "run",

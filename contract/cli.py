@@ -66,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--junit", metavar="PATH")
     run.add_argument("--sarif", metavar="PATH", help="write a SARIF 2.1.0 log (code scanning)")
     run.add_argument("--markdown", metavar="PATH", help="write a markdown summary (CI page)")
+    run.add_argument("--html", metavar="PATH",
+                     help="write one self-contained HTML page with a picture of each violation")
     run.add_argument(
         "--profile",
         choices=sorted(PROFILES),
@@ -111,6 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
     _limits(check)
     replay = sub.add_parser("replay", help="re-run a saved counterexample")
     replay.add_argument("reproducer")
+    replay.add_argument(
+        "--emit-pytest", metavar="PATH",
+        help="instead of replaying, write a standalone pytest regression test to PATH that "
+        "fails while the bug is there and passes once it is fixed",
+    )
     _limits(replay, defaults=False)
     matrix = sub.add_parser("matrix", help="run several targets and print one table")
     matrix.add_argument("targets", nargs="+", metavar="TARGET")
@@ -238,6 +245,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from contract.checking import replay
+
+    if args.emit_pytest:
+        from contract.regression import emit_pytest
+
+        written = emit_pytest(reproducers.load(args.reproducer), Path(args.emit_pytest),
+                              source=args.reproducer)
+        print(f"wrote {written}: run it with pytest {written}")
+        return 0
 
     saved = reproducers.load(args.reproducer)
     return replay(saved, timeout=args.timeout, memory_mb=args.memory_mb)

@@ -104,6 +104,10 @@ def run_command(args: argparse.Namespace) -> int:
         write_sarif(args.sarif, results, plugins={p.target: p for p, _, _ in jobs})
     if getattr(args, "markdown", None):
         write_markdown(args.markdown, results)
+    if getattr(args, "html", None):
+        from contract.reporting.html import write_html
+
+        write_html(args.html, results)
     return 0 if all(r.passed for r in results) else 1
 
 

@@ -100,6 +100,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="chunk_contract_skip",
         help="do not check these invariants",
     )
+    group.addoption(
+        "--chunk-contract-html",
+        default=None,
+        metavar="PATH",
+        dest="chunk_contract_html",
+        help="write one HTML page with a picture of every violation found in this session",
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Write the ``--chunk-contract-html`` page from the runs of this process."""
+    path = session.config.getoption("chunk_contract_html", None)
+    if not path:
+        return
+    from contract.reporting.html import write_html
+    from contract.testing import finished_results
+
+    write_html(path, finished_results())
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from contract import crossrun, database, reproducers, scaling
 from contract.corpus import corpus_for
+from contract.diagnosis import Diagnosis, Probe, diagnose
 from contract.execution import Observation, Session
 from contract.minimize import minimize
 from contract.model import Config, Violation
@@ -61,6 +62,8 @@ class RunSettings:
     #: Replay the seed corpus (contract.corpus) before generating. A parallel run does it in
     #: one of its processes only.
     corpus: bool = True
+    #: Name the bug pattern behind each counterexample, by experiment (contract.diagnosis).
+    diagnose: bool = True
 
     def __post_init__(self) -> None:
         if self.max_examples < 1:
@@ -84,6 +87,9 @@ class Counterexample:
     #: The shrink budget (``shrink_seconds``) ran out before Hypothesis finished shrinking: a
     #: smaller failing input may exist.
     shrink_incomplete: bool = False
+    #: The bug pattern behind it, when an experiment on the plugin confirms one
+    #: (contract.diagnosis); None otherwise.
+    diagnosis: Diagnosis | None = None
 
     @property
     def message(self) -> str:
@@ -220,8 +226,11 @@ def run(
             for rule in explored.first
             if rule not in explored.unshrunk
         }
-    for rule in explored.unshrunk:
-        findings[rule] = _counterexample(rule, explored.first[rule], shrunk=False)
+        for rule in explored.unshrunk:
+            findings[rule] = _counterexample(rule, explored.first[rule], shrunk=False)
+        if config.diagnose:
+            for found in findings.values():
+                found.diagnosis = _diagnosis(session, found)
     for found in findings.values():
         _save(plugin, config, the_seed, found, shared)
     if shared:
@@ -489,6 +498,14 @@ def _counterexample(rule: str, seen: Observation, *, shrunk: bool) -> Counterexa
         shrunk,
         offending=offending,
     )
+
+
+def _diagnosis(session: Session, found: Counterexample) -> Diagnosis | None:
+    """The confirmed bug pattern behind ``found`` (experiments run with the quick timeout)."""
+    probe = Probe(found.invariant, found.document, found.config, found.chunks, found.offending,
+                  session, timeout=session.quick_timeout(),
+                  unit=session.plugin.declarations.unit)
+    return diagnose(probe)
 
 
 def _save(

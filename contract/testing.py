@@ -86,6 +86,11 @@ def result_for(
     return found
 
 
+def finished_results() -> list[RunResult]:
+    """Every run this process finished, in the order they ran (for the HTML report)."""
+    return [r for r in _RESULTS.values() if not isinstance(r, BaseException)]
+
+
 def xdist_group(target: str) -> pytest.MarkDecorator:
     """The pytest-xdist group of a target's tests: one worker runs the contract for all of them."""
     return pytest.mark.xdist_group(name=f"chunk-contract:{target}")  # no "::": nodeids stay

@@ -24,6 +24,7 @@ def _counterexample(found: Counterexample | None) -> dict[str, Any] | None:
         "shrunk": found.shrunk,
         "shrink_incomplete": found.shrink_incomplete,
         "reproducer": found.reproducer,
+        "diagnosis": found.diagnosis.as_dict() if found.diagnosis else None,
     }
 
 

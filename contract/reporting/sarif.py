@@ -130,9 +130,14 @@ def _result(
     replay = (
         f" Reproduce with: chunk-contract replay {found.reproducer}" if found.reproducer else ""
     )
+    diagnosis = (
+        f" Diagnosis ({found.diagnosis.pattern}): {found.diagnosis.cause}; usual fix: "
+        f"{found.diagnosis.fix}." if found.diagnosis else ""
+    )
     text = (
         f"{result.target} violates {item.id}: {observed} (allowed: {rule}) "
-        f"Failing input: document={document}, config {found.config.describe()}.{replay}"
+        f"Failing input: document={document}, config {found.config.describe()}.{diagnosis}"
+        f"{replay}"
     )
     fingerprint = hashlib.sha256(f"{result.target}\0{item.id}".encode()).hexdigest()[:32]
     out: dict[str, Any] = {
@@ -150,6 +155,7 @@ def _result(
             "shrunk": found.shrunk,
             "shrink_incomplete": found.shrink_incomplete,
             "reproducer": found.reproducer,
+            "diagnosis": found.diagnosis.as_dict() if found.diagnosis else None,
             "seed": result.seed,
         },
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
+from contract.diagnosis import Diagnosis
 from contract.model import Config, escape
 from contract.registry import registry
 from contract.runner import (
@@ -52,6 +53,7 @@ def render_violation(result: RunResult, item: InvariantResult) -> str:
     lines = [f"- {registry()[item.id].rule}", ""]
     lines += [f"    {m}" for m in _messages(found.messages)]
     lines += _offending(found.chunks, found.offending)
+    lines += _diagnosis(found.diagnosis)
     state = "shrunk" if found.shrunk else "not shrunk"
     if found.shrink_incomplete:
         state += f"; {shrink_cut_note(result)}"
@@ -70,6 +72,14 @@ def shrink_cut_note(result: RunResult) -> str:
     """Says that a counterexample's shrink stopped on the budget (a smaller input may exist)."""
     budget = f"{result.settings.shrink_seconds:g} s "
     return f"the {budget}shrink budget ran out, a smaller failing input may exist"
+
+
+def _diagnosis(found: Diagnosis | None) -> list[str]:
+    """The confirmed bug pattern, when there is one (contract.diagnosis)."""
+    if found is None:
+        return []
+    return ["", f"Diagnosis ({found.pattern}): {found.cause}.", f"    evidence: {found.evidence}",
+            f"    usual fix: {found.fix}"]
 
 
 def _messages(messages: list[str]) -> list[str]:

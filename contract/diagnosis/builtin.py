@@ -1,0 +1,414 @@
+"""The built-in bug patterns: the bugs of the seed pull requests and their relatives.
+
+Each experiment first checks the counterexample's shape (cheap, no call), then changes the input
+the way the pattern predicts should make the violation go away, and calls the plugin again. The
+order is most specific first, since the first confirmed pattern is the diagnosis.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from contract.diagnosis import Probe, pattern
+from contract.invariants.markdown import _fenced_ranges
+from contract.model import Chunk, Config
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+_FENCE_LIKE = re.compile(r"^[ \t]*(`{2,}|~{2,}).*$", re.MULTILINE)
+#: A character above U+FFFF replaced by one in the BMP: one codepoint, as in the original.
+_BMP_STAND_IN = "\u2605"
+
+
+def _size(probe: Probe, text: str) -> int | None:
+    """``text``'s size in the plugin's unit; None for tokens (not measured here)."""
+    if probe.unit == "chars":
+        return len(text)
+    if probe.unit == "bytes":
+        return len(text.encode("utf-8", "surrogatepass"))
+    return None
+
+
+def _unit(probe: Probe) -> str:
+    return {"chars": "characters", "bytes": "bytes"}.get(probe.unit, probe.unit)
+
+
+# ----------------------------------------------------------------------------- cap and overlap
+
+
+@pattern(
+    "overlap_on_top",
+    invariants=("cap_respected",),
+    cause="the overlap is added on top of a chunk that already fills the cap, so chunks reach "
+    "max_size + overlap",
+    fix="take the overlap out of the budget: a chunk holds at most max_size units, overlap "
+    "included (cut max_size - overlap new units after the repeated ones)",
+)
+def overlap_on_top(probe: Probe) -> str | None:
+    cfg = probe.config
+    full = cfg.max_size + cfg.overlap
+    hit = next((c for c in probe.suspects if cfg.overlap and _size(probe, c.text) == full), None)
+    if hit is None or probe.fails(config=Config(cfg.max_size, 0)):
+        return None
+    return (f"chunk[{hit.index}] is exactly max_size + overlap = {cfg.max_size} + {cfg.overlap}"
+            f" {_unit(probe)} long, and with overlap 0 every chunk fits the cap")
+
+
+@pattern(
+    "start_does_not_advance",
+    invariants=("terminates",),
+    cause="the next chunk starts at the last cut point minus the overlap, which can fall at or "
+    "before the current start, so the loop never advances",
+    fix="clamp the next start forward: start = max(start + 1, cut - overlap), or stop when it "
+    "does not move",
+)
+def start_does_not_advance(probe: Probe) -> str | None:
+    cfg = probe.config
+    if not cfg.is_valid or cfg.overlap == 0 or probe.records is not None:
+        return None
+    if probe.fails(config=Config(cfg.max_size, 0)):
+        return None
+    return (f"the call does not finish with overlap {cfg.overlap} and finishes on the same "
+            "document with overlap 0")
+
+
+def _headed(first_line: str, cap: int) -> str:
+    """A three-line header starting with ``first_line``, then a body of short words well over
+    the cap."""
+    return f"{first_line}\nby\n2024\n" + "body text " * (3 * cap // 10 + 3)
+
+
+@pattern(
+    "header_longer_than_cap",
+    invariants=("cap_respected", "non_empty", "ordered", "no_lost_text", "span_fidelity",
+                "overlap_bounded", "terminates", "no_crash"),
+    cause="the budget left for the body is max_size minus the header's length, which is zero or "
+    "negative when the header alone reaches the cap (a negative slice step or window)",
+    fix="check the header against the cap up front: cut an oversize header into windows of its "
+    "own, and never compute a step of max_size - len(header) <= 0",
+)
+def header_longer_than_cap(probe: Probe) -> str | None:
+    if not isinstance(probe.document, str) or probe.unit not in ("chars", "bytes"):
+        return None
+    cap = max(probe.config.max_size, 24)
+    config = Config(cap, probe.config.overlap if probe.config.overlap < cap // 2 else 0)
+    short, long = _headed("Title", cap), _headed(" ".join(["Title"] * (cap // 6 + 1)), cap)
+    if probe.fails(short, config) or not probe.fails(long, config):
+        return None
+    return (f"with {config.describe()}, a document whose three header lines stay under the cap "
+            "passes, and the same document with a first line of short words that brings the "
+            "header to the cap breaks the rule")
+
+
+# ----------------------------------------------------------------------------- find() and strip()
+
+
+def _occurrences(document: str, text: str) -> list[int]:
+    """Every start of ``text`` in ``document``, overlapping ones included."""
+    out, at = [], document.find(text)
+    while at != -1 and text:
+        out.append(at)
+        at = document.find(text, at + 1)
+    return out
+
+
+#: Punctuation with no markdown meaning, rotated among itself like letters and digits.
+_PUNCTUATION = "!$%&'(),./:;?@[]^{|}"
+
+
+def _rotate(char: str, k: int) -> str:
+    for low, size in ((ord("a"), 26), (ord("A"), 26), (ord("0"), 10)):
+        if low <= ord(char) < low + size:
+            return chr(low + (ord(char) - low + k) % size)
+    at = _PUNCTUATION.find(char)
+    return char if at < 0 else _PUNCTUATION[(at + k) % len(_PUNCTUATION)]
+
+
+def _uniquified(document: str, text: str) -> str | None:
+    """The document with every copy of ``text`` but the first made different (ASCII letters and
+    digits rotated, copy by copy: same lengths, same word and line structure), or None when the
+    copies cannot be told apart that way."""
+    starts = _occurrences(document, text)
+    owner = [0] * len(document)
+    for k, at in enumerate(starts):
+        for i in range(at, at + len(text)):
+            owner[i] = owner[i] or k
+    changed = "".join(_rotate(ch, owner[i]) for i, ch in enumerate(document))
+    return changed if len(_occurrences(changed, text)) == 1 else None
+
+
+def _repeated(probe: Probe) -> Iterator[Chunk]:
+    """Suspect chunks that report where they are and whose text occurs more than once."""
+    doc = probe.document
+    for chunk in probe.suspects:
+        placed = (chunk.start, chunk.start_byte, chunk.line_start) != (None, None, None)
+        if placed and chunk.text.strip() and len(_occurrences(doc, chunk.text)) > 1:
+            yield chunk
+
+
+@pattern(
+    "offsets_from_find",
+    invariants=("span_fidelity", "line_citations", "ordered", "no_lost_text", "overlap_bounded",
+                "tiles_parent"),
+    cause="the chunk's place is recovered with str.find (or bytes.find) on its text, which locks "
+    "onto an earlier copy of a repeated block",
+    fix="carry the offsets through from where the chunk was cut (chunks as slices of the "
+    "document); if you must search, search from the previous chunk's end, never its start",
+)
+def offsets_from_find(probe: Probe) -> str | None:
+    if not isinstance(probe.document, str):
+        return None
+    for chunk in _repeated(probe):
+        variant = _uniquified(probe.document, chunk.text)
+        if variant is not None and not probe.fails(variant):
+            copies = len(_occurrences(probe.document, chunk.text))
+            return (f"chunk[{chunk.index}]'s text occurs {copies} times in the document, and the "
+                    "violation disappears when the other copies are made different")
+    return None
+
+
+def _leading_blank_lines(document: str) -> int:
+    """How many whole blank lines the document starts with."""
+    body = len(document) - len(document.lstrip())
+    return document.count("\n", 0, body) if body < len(document) else 0
+
+
+@pattern(
+    "lines_after_strip",
+    invariants=("line_citations",),
+    cause="line numbers are counted on a stripped or re-joined copy of the document, so every "
+    "line is shifted by the leading blank lines that the copy lost",
+    fix="count lines on the document itself (document.count('\\n', 0, start) + 1), never on "
+    "text.strip() or '\\n'.join(text.splitlines())",
+)
+def lines_after_strip(probe: Probe) -> str | None:
+    doc = probe.document
+    blank = _leading_blank_lines(doc) if isinstance(doc, str) else 0
+    if not blank:
+        return None
+    first = _lines(probe.chunks)
+    moved = probe.rechunk("\n" + doc)
+    if not first or moved is None or _lines(moved) != first:
+        return None
+    body = len(doc) - len(doc.lstrip())
+    if probe.fails(doc[doc.rfind("\n", 0, body) + 1:]):
+        return None
+    return (f"the document starts with {blank} blank line(s); one more blank line in front "
+            "leaves every reported line number unchanged, and without them the lines are right")
+
+
+def _lines(chunks: list[Chunk]) -> list[tuple[int | None, int | None]]:
+    return [(c.line_start, c.line_end) for c in chunks if c.line_start is not None]
+
+
+# ----------------------------------------------------------------------------- encodings
+
+
+def _utf16_slice(document: str, start: int, end: int) -> str:
+    units = document.encode("utf-16-le", "surrogatepass")
+    return units[2 * start:2 * end].decode("utf-16-le", "surrogatepass")
+
+
+def _bmp_only(document: str) -> str:
+    return _ASTRAL.sub(_BMP_STAND_IN, document)
+
+
+def _ascii_only(document: str) -> str:
+    return _NON_ASCII.sub(lambda m: " " if m.group().isspace() else "x", document)
+
+
+_DRIFT = ("span_fidelity", "line_citations", "no_lost_text", "ordered", "overlap_bounded",
+          "codepoint_integrity", "cap_respected", "tiles_parent")
+
+
+@pattern(
+    "astral_split_into_surrogates",
+    invariants=("codepoint_integrity",),
+    cause="the text is cut in UTF-16 code units, between the two halves of a character above "
+    "U+FFFF, leaving a lone surrogate at the end of one chunk and the start of the next",
+    fix="cut on code point boundaries: never between a high and a low surrogate (in JavaScript, "
+    "step back one unit when the cut falls after a high surrogate)",
+)
+def astral_split_into_surrogates(probe: Probe) -> str | None:
+    doc = probe.document
+    if not isinstance(doc, str) or not _ASTRAL.search(doc):
+        return None
+    hit = next((c for c in probe.suspects if _cut_pair(c.text)), None)
+    if hit is None or probe.fails(_bmp_only(doc)):
+        return None
+    return (f"chunk[{hit.index}] holds half of a character above U+FFFF; with those characters "
+            "replaced by one in the BMP the violation disappears")
+
+
+def _cut_pair(text: str) -> bool:
+    return bool(text) and ("\udc00" <= text[0] <= "\udfff" or "\ud800" <= text[-1] <= "\udbff")
+
+
+@pattern(
+    "utf16_offsets",
+    invariants=_DRIFT,
+    cause="start/end are UTF-16 code unit indices (JavaScript, Java, C# string positions), "
+    "which drift by one for every character above U+FFFF before the chunk",
+    fix="convert UTF-16 indices to code points before reporting them, or declare "
+    "offsets = \"utf16\"",
+)
+def utf16_offsets(probe: Probe) -> str | None:
+    doc = probe.document
+    if not isinstance(doc, str) or not _ASTRAL.search(doc):
+        return None
+    hit = next((c for c in probe.suspects if _utf16_holds(doc, c)), None)
+    if hit is None or probe.fails(_bmp_only(doc)):
+        return None
+    return (f"chunk[{hit.index}]'s [{hit.start}:{hit.end}) is its text's place in UTF-16 code "
+            "units; with the characters above U+FFFF replaced by BMP ones the violation "
+            "disappears")
+
+
+def _utf16_holds(document: str, chunk: Chunk) -> bool:
+    s, e = chunk.start, chunk.end
+    if s is None or e is None or document[s:e] == chunk.text:
+        return False
+    return _utf16_slice(document, s, e) == chunk.text
+
+
+@pattern(
+    "utf8_offsets_as_indices",
+    invariants=_DRIFT,
+    cause="start/end are UTF-8 byte offsets used as string (code point) indices, which drift "
+    "by the extra bytes of every non-ASCII character before the chunk",
+    fix="report byte offsets as start_byte/end_byte, and code point offsets as start/end "
+    "(len(data[:i].decode('utf-8')))",
+)
+def utf8_offsets_as_indices(probe: Probe) -> str | None:
+    doc = probe.document
+    if not isinstance(doc, str) or doc.isascii():
+        return None
+    data = doc.encode("utf-8", "surrogatepass")
+    hit = next((c for c in probe.suspects if _bytes_hold(data, doc, c)), None)
+    if hit is None or probe.fails(_ascii_only(doc)):
+        return None
+    return (f"chunk[{hit.index}]'s [{hit.start}:{hit.end}) is where its text lies in UTF-8 "
+            "bytes; on an ASCII-only copy of the document the violation disappears")
+
+
+def _bytes_hold(data: bytes, document: str, chunk: Chunk) -> bool:
+    s, e = chunk.start, chunk.end
+    if s is None or e is None or document[s:e] == chunk.text:
+        return False
+    return data[s:e] == chunk.text.encode("utf-8", "surrogatepass")
+
+
+@pattern(
+    "codepoints_as_byte_offsets",
+    invariants=("span_fidelity", "codepoint_integrity", "tiles_parent", "overlap_bounded"),
+    cause="start_byte/end_byte repeat the code point offsets, which differ from UTF-8 byte "
+    "offsets as soon as a non-ASCII character comes before or inside the chunk",
+    fix="compute byte offsets from the encoded prefix: len(document[:start].encode('utf-8'))",
+)
+def codepoints_as_byte_offsets(probe: Probe) -> str | None:
+    doc = probe.document
+    if not isinstance(doc, str) or doc.isascii():
+        return None
+    hit = next((c for c in probe.suspects
+                if c.start is not None and (c.start_byte, c.end_byte) == (c.start, c.end)
+                and not doc[:c.end].isascii()), None)
+    if hit is None or probe.fails(_ascii_only(doc)):
+        return None
+    return (f"chunk[{hit.index}] reports start_byte/end_byte equal to its code point offsets "
+            f"[{hit.start}:{hit.end}); on an ASCII-only copy the violation disappears")
+
+
+# ----------------------------------------------------------------------------- line endings
+
+
+@pattern(
+    "crlf_separator",
+    invariants=("newline_invariance",),
+    cause="the splitter looks for '\\n\\n' (blank-line) separators, which '\\r\\n\\r\\n' does "
+    "not contain, so a Windows file is cut as one paragraph",
+    fix="normalise '\\r\\n' to '\\n' before splitting (and map offsets back), or split on "
+    "'\\r?\\n\\r?\\n'",
+)
+def crlf_separator(probe: Probe) -> str | None:
+    doc = probe.document
+    lf = doc.replace("\r\n", "\n") if isinstance(doc, str) else ""
+    if "\n\n" not in lf:
+        return None
+    crlf = lf.replace("\n", "\r\n")
+    plain, windows = probe.rechunk(lf), probe.rechunk(crlf.replace("\r\n\r\n", "\r\n\n"))
+    if plain is None or windows is None or _texts(windows) != _texts(plain):
+        return None
+    return ("with each blank line written '\\r\\n\\n' (so that '\\n\\n' is present) the CRLF "
+            "document is chunked exactly like its LF twin")
+
+
+@pattern(
+    "crlf_counted",
+    invariants=("newline_invariance",),
+    cause="'\\r\\n' is not normalised before measuring, so each '\\r' counts toward the cap "
+    "and moves the cuts of a Windows file",
+    fix="normalise '\\r\\n' to '\\n' before cutting (and map offsets back), or measure "
+    "without the '\\r'",
+)
+def crlf_counted(probe: Probe) -> str | None:
+    doc = probe.document
+    lf = doc.replace("\r\n", "\n") if isinstance(doc, str) else ""
+    extra, cfg = lf.count("\n"), probe.config
+    if not extra or probe.unit != "chars" or not cfg.is_valid:
+        return None
+    plain = probe.rechunk(lf)
+    wider = probe.rechunk(lf.replace("\n", "\r\n"), Config(cfg.max_size + extra, cfg.overlap))
+    if plain is None or wider is None or _texts(wider) != _texts(plain):
+        return None
+    return (f"the CRLF twin is cut exactly like the LF document once the cap allows for its "
+            f"{extra} extra '\\r' character(s)")
+
+
+def _texts(chunks: list[Chunk]) -> list[str]:
+    return [c.text.replace("\r\n", "\n").replace("\r", "") for c in chunks]
+
+
+@pattern(
+    "crlf_not_normalised",
+    invariants=("span_fidelity", "line_citations", "no_lost_text", "cap_respected",
+                "heading_boundary", "section_path", "non_empty", "ordered"),
+    cause="'\\r\\n' line ends are not handled: the chunker (or its offsets) counts on '\\n' "
+    "alone, or declares newlines = \"lf\" without normalising",
+    fix="normalise '\\r\\n' to '\\n' once, up front, and compute every offset on that text (or "
+    "declare newlines = \"preserve\" and keep the '\\r')",
+)
+def crlf_not_normalised(probe: Probe) -> str | None:
+    doc = probe.document
+    if not isinstance(doc, str) or "\r\n" not in doc or probe.fails(doc.replace("\r\n", "\n")):
+        return None
+    return (f"the document has {doc.count(chr(13) + chr(10))} '\\r\\n' line end(s); written "
+            "with '\\n' instead, the violation disappears")
+
+
+# ----------------------------------------------------------------------------- markdown
+
+
+@pattern(
+    "fence_lookalike",
+    invariants=("heading_boundary", "section_path"),
+    cause="a line that only looks like a code fence (indented four spaces, two backticks, or "
+    "backticks in its info string) is taken for one, so the headings after it are treated as "
+    "code",
+    fix="recognise fences as CommonMark does: 0-3 spaces of indent, three or more backticks or "
+    "tildes, no backtick in a backtick fence's info string",
+)
+def fence_lookalike(probe: Probe) -> str | None:
+    doc = probe.document
+    if not isinstance(doc, str):
+        return None
+    bounds = _fenced_ranges(doc)
+    openers, closers = set(bounds[::2]), set(bounds[1::2])
+    for match in _FENCE_LIKE.finditer(doc):
+        if match.start() in openers or match.end() in closers:
+            continue  # a real fence: removing it changes what is code
+        without = doc[:match.start()] + doc[match.end() + 1:]
+        if not probe.fails(without):
+            return (f"line {doc.count(chr(10), 0, match.start()) + 1} ({match.group()!a}) is "
+                    "not a fence, and without it the violation disappears")
+    return None

@@ -1,0 +1,222 @@
+"""Diagnoses (contract.diagnosis): each pattern is named on its own defect, confirmed by an
+experiment, and never on a defect of another pattern or a correct chunker."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from contract.diagnosis import Diagnosis, Probe, diagnose, pattern, patterns
+from contract.execution import Session
+from contract.model import Config, Violation
+from contract.plugins import load
+from contract.registry import registry
+
+HERE = Path(__file__).resolve().parent
+DEFECTS_DIR = HERE.parent / "defects"
+
+
+def _module(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"_diagnosis_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+defects = _module(DEFECTS_DIR / "test_defects.py")
+ours = _module(HERE / "defects.py")
+
+#: Defect of tests/defects -> the patterns that may diagnose its findings (any other is wrong).
+EXPECTED: dict[str, set[str]] = {
+    "lines_from_find": {"offsets_from_find"},
+    "byte_offsets_from_find": {"offsets_from_find"},
+    "lines_on_stripped_copy": {"lines_after_strip"},
+    "overlap_on_top": {"overlap_on_top"},
+    "crlf_paragraphs": {"crlf_separator", "crlf_counted"},
+    "lf_declared_not_normalised": {"crlf_not_normalised"},
+    "chunk_text_no_progress": {"start_does_not_advance"},
+    "chunk_text_heap_growth": {"start_does_not_advance"},
+    "header_budget_negative": {"header_longer_than_cap"},
+    "utf16_code_units": {"astral_split_into_surrogates"},
+    "byte_offsets_as_chars": {"codepoints_as_byte_offsets"},
+}
+#: Defects whose witness must be diagnosed (the pattern's own proof of red).
+MUST: dict[str, str] = {
+    "lines_from_find": "offsets_from_find",
+    "byte_offsets_from_find": "offsets_from_find",
+    "lines_on_stripped_copy": "lines_after_strip",
+    "overlap_on_top": "overlap_on_top",
+    "crlf_paragraphs": "crlf_separator",
+    "lf_declared_not_normalised": "crlf_not_normalised",
+    "chunk_text_no_progress": "start_does_not_advance",
+    "header_budget_negative": "header_longer_than_cap",
+    "utf16_code_units": "astral_split_into_surrogates",
+    "byte_offsets_as_chars": "codepoints_as_byte_offsets",
+}
+
+
+def _diagnoses(target: str, calls: list[tuple[str, Config]], timeout: float) -> dict[str, Any]:
+    """Each violated invariant of the last call -> its diagnosis (or None)."""
+    with Session(load(target), timeout=timeout, memory_mb=256, selected=list(registry())) as s:
+        seen = [s.observe(doc, config) for doc, config in calls][-1]
+        out = {}
+        for rule in sorted({v.invariant for v in seen.violations}):
+            offending = sorted({i for v in seen.of(rule) for i in v.chunks})
+            probe = Probe(rule, seen.document, seen.config, seen.records, offending, s,
+                          timeout=timeout, unit=s.plugin.declarations.unit)
+            out[rule] = diagnose(probe)
+    return out
+
+
+def _timeout(name: str) -> float:
+    return 0.5 if name in defects.HANGS else 10.0
+
+
+@pytest.mark.parametrize("name", sorted(n for n in defects.WITNESSES if n != "stale_cache"))
+def test_defects_get_only_their_own_pattern(name: str) -> None:
+    """A defect's findings get its own pattern or none: never another pattern's."""
+    found = _diagnoses(defects.defect_target(name), defects.WITNESSES[name], _timeout(name))
+    named = {d.pattern for d in found.values() if d is not None}
+    assert named <= EXPECTED.get(name, set()), f"{name}: wrong diagnosis {found}"
+    if name in MUST:
+        assert MUST[name] in named, f"{name}: expected {MUST[name]}, got {found}"
+
+
+@pytest.mark.parametrize("name", sorted(ours.PATTERNS))
+def test_new_defects_are_diagnosed(name: str) -> None:
+    expected, rule, document, max_size, overlap = ours.PATTERNS[name]
+    found = _diagnoses(f"{HERE / 'defects.py'}:{name}", [(document, Config(max_size, overlap))],
+                       10.0)
+    assert found.get(rule) is not None and found[rule].pattern == expected, found
+
+
+def test_diagnosis_names_cause_fix_and_evidence() -> None:
+    found = _diagnoses(defects.defect_target("overlap_on_top"),
+                       defects.WITNESSES["overlap_on_top"], 10.0)["cap_respected"]
+    assert isinstance(found, Diagnosis)
+    assert found.as_dict().keys() == {"pattern", "cause", "fix", "evidence"}
+    assert "max_size + overlap" in found.evidence and found.fix
+
+
+# ----------------------------------------------------------------------------- the experiments
+
+
+@dataclass
+class _Seen:
+    violations: list[Violation]
+    records: list[dict[str, Any]] | None
+
+    def of(self, rule: str) -> list[Violation]:
+        return [v for v in self.violations if v.invariant == rule]
+
+
+@dataclass
+class FakeSession:
+    """A plugin stand-in: ``answer(document, config)`` -> (invariants broken, records)."""
+
+    answer: Callable[[str, Config], tuple[set[str], list[dict[str, Any]] | None]]
+    calls: list[tuple[str, Config]] = field(default_factory=list)
+
+    def observe(self, document: Any, config: Config, *, only: str | None = None,
+                timeout: float | None = None) -> _Seen:
+        self.calls.append((document, config))
+        broken, records = self.answer(document, config)
+        return _Seen([Violation(r, "x") for r in broken if only in (None, r)], records)
+
+
+def _probe(rule: str, document: str, config: Config, records: list[dict[str, Any]] | None,
+           answer: Callable[[str, Config], tuple[set[str], Any]]) -> Probe:
+    return Probe(rule, document, config, records, [], FakeSession(answer))
+
+
+def test_overlap_on_top_needs_the_experiment_to_confirm() -> None:
+    records = [{"text": "aaaa"}, {"text": "aabbbb"}]
+    still = _probe("cap_respected", "aaaa bbbb", Config(4, 2), records,
+                   lambda d, c: ({"cap_respected"}, records))
+    assert diagnose(still) is None  # the cap still breaks with overlap 0: another bug
+    gone = _probe("cap_respected", "aaaa bbbb", Config(4, 2), records,
+                  lambda d, c: (set() if c.overlap == 0 else {"cap_respected"}, records))
+    found = diagnose(gone)
+    assert found is not None and found.pattern == "overlap_on_top"
+
+
+def test_overlap_on_top_needs_a_chunk_of_exactly_cap_plus_overlap() -> None:
+    records = [{"text": "aaaaa"}]  # 5 = neither 4 + 2 nor anything the pattern predicts
+    probe = _probe("cap_respected", "aaaaa", Config(4, 2), records,
+                   lambda d, c: (set() if c.overlap == 0 else {"cap_respected"}, records))
+    assert diagnose(probe) is None
+
+
+def test_find_needs_a_reported_place_and_a_repeated_text() -> None:
+    bare = [{"text": "ab"}, {"text": "ab"}]
+    probe = _probe("ordered", "ab ab", Config(2, 0), bare, lambda d, c: (set(), bare))
+    assert diagnose(probe) is None  # bare strings: the contract placed them, not find()
+    placed = [{"text": "ab", "start": 0, "end": 2}, {"text": "ab", "start": 0, "end": 2}]
+    fixed = _probe("ordered", "ab ab", Config(2, 0), placed,
+                   lambda d, c: (set() if d != "ab ab" else {"ordered"}, placed))
+    found = diagnose(fixed)
+    assert found is not None and found.pattern == "offsets_from_find"
+    kept = _probe("ordered", "ab ab", Config(2, 0), placed, lambda d, c: ({"ordered"}, placed))
+    assert diagnose(kept) is None  # still broken with unique copies: not find()
+
+
+def test_strip_needs_line_numbers_that_ignore_a_new_leading_line() -> None:
+    records = [{"text": "abc", "line_start": 1, "line_end": 1}]
+
+    def moving(document: str, config: Config) -> tuple[set[str], Any]:
+        shift = len(document) - len(document.lstrip("\n"))
+        return {"line_citations"}, [{"text": "abc", "line_start": 1 + shift, "line_end": 1}]
+
+    assert diagnose(_probe("line_citations", "\n\nabc", Config(9, 0), records, moving)) is None
+
+    def frozen(document: str, config: Config) -> tuple[set[str], Any]:
+        return ({"line_citations"} if document.startswith("\n") else set()), records
+
+    found = diagnose(_probe("line_citations", "\n\nabc", Config(9, 0), records, frozen))
+    assert found is not None and found.pattern == "lines_after_strip"
+
+
+def test_no_pattern_for_an_invariant_it_does_not_explain() -> None:
+    records = [{"text": "aaaaaa"}]
+    probe = _probe("unique_ids", "aaaa bbbb", Config(4, 2), records, lambda d, c: (set(), records))
+    assert diagnose(probe) is None
+
+
+def test_a_pattern_id_is_registered_once() -> None:
+    first = next(iter(patterns()))
+    with pytest.raises(ValueError, match="twice"):
+        pattern(first, invariants=("ordered",), cause="c", fix="f")(lambda probe: None)
+
+
+def test_reports_show_the_diagnosis(tmp_path: Path) -> None:
+    """Text (and so pytest failures and markdown), JSON and SARIF carry the diagnosis."""
+    from contract.reporting.json_report import report_json
+    from contract.reporting.sarif import sarif_log
+    from contract.reporting.text import render
+    from contract.runner import RunSettings, run
+
+    settings = RunSettings(max_examples=10, seed=1, reproducers=None, only=("cap_respected",))
+    result = run(defects.defect_target("overlap_on_top"), settings)
+    assert "Diagnosis (overlap_on_top):" in render(result)
+    entry = next(r for r in report_json(result)["invariants"] if r["id"] == "cap_respected")
+    assert entry["counterexample"]["diagnosis"]["pattern"] == "overlap_on_top"
+    sarif = sarif_log([result], root=tmp_path)
+    assert "Diagnosis (overlap_on_top)" in sarif["runs"][0]["results"][0]["message"]["text"]
+
+
+def test_diagnosis_can_be_switched_off() -> None:
+    from contract.runner import RunSettings, run
+
+    settings = RunSettings(max_examples=10, seed=1, reproducers=None, only=("cap_respected",),
+                           diagnose=False)
+    result = run(defects.defect_target("overlap_on_top"), settings)
+    assert result.violated and result.violated[0].counterexample.diagnosis is None
