@@ -206,16 +206,15 @@ def _fresh_interpreter_differs(
     """``deterministic`` across interpreters (see contract.crossrun) for one saved input."""
     from contract import crossrun
 
-    answer = crossrun.fresh_chunks(saved.target, [(saved.document, saved.config)], timeout=limit)
-    if answer is None or answer[1][0] is None:
+    done = crossrun.rerun(
+        saved.target, [(saved.document, saved.config)], timeout=limit, memory_mb=saved.memory_mb
+    )
+    where = f"a fresh interpreter (PYTHONHASHSEED={done.hash_seed})"
+    if not done.loadable:
         return []
-    difference = crossrun.first_difference(records, answer[1][0])
+    if done.failure:
+        return [Violation("deterministic", f"{where} {done.failure}")]
+    difference = crossrun.difference(records, done.answers[0])
     if difference is None:
         return []
-    return [
-        Violation(
-            "deterministic",
-            f"a fresh interpreter (PYTHONHASHSEED={answer[0]}) "
-            f"chunked it differently: {difference}",
-        )
-    ]
+    return [Violation("deterministic", f"{where} chunked it differently: {difference}")]

@@ -326,33 +326,43 @@ def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> N
 
 
 def _fresh_interpreter(plugin: Plugin, session: Session, explored: _Explored) -> None:
-    """Re-chunk a few clean inputs in a new interpreter with another hash seed."""
+    """Re-chunk a few clean inputs in a new interpreter with another hash seed.
+
+    A fresh interpreter that hangs or dies is a ``deterministic`` finding too (on the first
+    sample): the same input did not come back the same.
+    """
     samples = explored.samples
     if not samples:
         return
-    answer = crossrun.fresh_chunks(
-        plugin.target, [(s.document, s.config) for s in samples], timeout=session.timeout
+    done = crossrun.rerun(
+        plugin.target,
+        [(s.document, s.config) for s in samples],
+        timeout=session.timeout,
+        memory_mb=session.memory_mb,
     )
-    if answer is None:
+    if not done.loadable:
         return  # the target cannot be loaded by name in a new interpreter: no verdict
-    hash_seed, fresh = answer
-    for sample, records in zip(samples, fresh):
-        difference = (
-            None if records is None else crossrun.first_difference(sample.records or [], records)
-        )
+    where = f"a fresh interpreter (PYTHONHASHSEED={done.hash_seed})"
+    if done.failure:
+        _fresh_finding(explored, samples[0], f"{where} {done.failure}")
+        return
+    for sample, answer in zip(samples, done.answers):
+        difference = crossrun.difference(sample.records or [], answer)
         if difference:
             message = (
-                f"a fresh interpreter (PYTHONHASHSEED={hash_seed}) chunked the same input "
-                f"differently: {difference} (hash() or set order in the output?)"
+                f"{where} chunked the same input differently: {difference} "
+                "(hash() or set order in the output?)"
             )
-            explored.first["deterministic"] = Observation(
-                sample.document,
-                sample.config,
-                [Violation("deterministic", message)],
-                sample.records,
-            )
-            explored.unshrunk.add("deterministic")
+            _fresh_finding(explored, sample, message)
             return
+
+
+def _fresh_finding(explored: _Explored, sample: Observation, message: str) -> None:
+    """Notes a ``deterministic`` violation found by the fresh interpreter on ``sample``."""
+    explored.first["deterministic"] = Observation(
+        sample.document, sample.config, [Violation("deterministic", message)], sample.records
+    )
+    explored.unshrunk.add("deterministic")
 
 
 class _Violated(Exception):
