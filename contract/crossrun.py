@@ -189,6 +189,7 @@ def _contain_self() -> None:
     parent = os.environ.get(_ENV_PARENT, "")
     if parent.isdigit():
         signal.signal(signal.SIGTERM, _kill_own_group)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, set(reaper.SIGNALS))  # started while blocked
         reaper.die_with_parent(signal.SIGTERM, int(parent))
     memory = os.environ.get(_ENV_MEMORY, "")
     if memory.isdigit():

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from contract import crossrun, database, reproducers, scaling
 from contract.corpus import corpus_for
+from contract.engine import reaper
 from contract.execution import Observation, Session
 from contract.minimize import minimize
 from contract.model import Config, Violation
@@ -107,10 +108,22 @@ class RunResult:
     results: list[InvariantResult]
     elapsed: float = 0.0
     settings: RunSettings = field(default_factory=RunSettings)
+    #: The run stopped early (a signal, a dead ``-n`` process): what it found is kept, but it
+    #: has not passed. ``interrupted_reason`` says why ("interrupted by SIGTERM").
+    interrupted: bool = False
+    interrupted_reason: str = ""
 
     @property
     def passed(self) -> bool:
-        return not self.violated
+        """No violation, and the run went to its end."""
+        return not self.violated and not self.interrupted
+
+    @property
+    def exit_status(self) -> int:
+        """0 passed, 1 a violation (interrupted or not), 2 interrupted with none found."""
+        if self.violated:
+            return 1
+        return 2 if self.interrupted else 0
 
     @property
     def violated(self) -> list[InvariantResult]:
@@ -175,6 +188,9 @@ def run(
     the_seed = _seed_for(plugin, config)
     started = time.monotonic()
     shared = database.open_database(config.example_database) if config.example_database else None
+    explored = _Explored()
+    findings: dict[str, Counterexample] = {}
+    stop = ""
     with Session(
         plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen
     ) as session:
@@ -186,29 +202,44 @@ def run(
         known += [(saved.document, saved.config) for saved in from_shared]
         if config.corpus:
             known += corpus_for(plugin.kind)
-        explored = _explore(session, strategy, config, the_seed, emit, known)
-        if "scales_linearly" in active and config.probe:
-            _measure_scaling(session, explored, emit)
-        if config.measure and "deterministic" in active and "deterministic" not in explored.first:
-            _fresh_interpreter(plugin, session, explored)
-        examples = explored.examples
-        findings = {
-            rule: _shrink(session, strategy, config, the_seed, rule, explored, emit)
-            for rule in explored.first
-            if rule not in explored.unshrunk
-        }
-    for rule in explored.unshrunk:
-        findings[rule] = _counterexample(rule, explored.first[rule], shrunk=False)
+        try:
+            _explore(session, strategy, config, the_seed, emit, known, explored)
+            _measure(plugin, session, config, active, explored, emit)
+            for rule in list(explored.first):
+                if rule not in explored.unshrunk:
+                    findings[rule] = _shrink(
+                        session, strategy, config, the_seed, rule, explored, emit
+                    )
+        except reaper.Interrupted as exc:
+            stop = exc.reason  # keep what was found; the rest is not shrunk
+    for rule, seen in explored.first.items():
+        findings.setdefault(rule, _counterexample(rule, seen, shrunk=False))
     for found in findings.values():
         _save(plugin, config, the_seed, found, shared)
-    if shared:
+    if shared and not stop:
         shared.delete(_fixed_since(from_shared, explored, active))
-    results = _verdicts(plugin, chosen, active, examples, explored.exercised, findings)
+    results = _verdicts(plugin, chosen, active, explored.examples, explored.exercised, findings)
     result = RunResult(
-        plugin.target, plugin.kind, the_seed, examples, results, time.monotonic() - started, config
+        plugin.target, plugin.kind, the_seed, explored.examples, results,
+        time.monotonic() - started, config, interrupted=bool(stop), interrupted_reason=stop,
     )
     emit(Finished(result))
     return result
+
+
+def _measure(
+    plugin: Plugin,
+    session: Session,
+    config: RunSettings,
+    active: tuple[str, ...],
+    explored: _Explored,
+    emit: Listener,
+) -> None:
+    """The whole-run measurements: the timing probe, then the fresh-interpreter rerun."""
+    if "scales_linearly" in active and config.probe:
+        _measure_scaling(session, explored, emit)
+    if config.measure and "deterministic" in active and "deterministic" not in explored.first:
+        _fresh_interpreter(plugin, session, explored)
 
 
 def _seed_for(plugin: Plugin, config: RunSettings) -> int:
@@ -270,8 +301,10 @@ def _explore(
     the_seed: int,
     emit: Listener,
     known: Sequence[tuple[Any, Config]] = (),
+    found: _Explored | None = None,
 ) -> _Explored:
-    found = _Explored()
+    """Explore ``known`` cases, then generated ones, into ``found`` (kept if interrupted)."""
+    found = found if found is not None else _Explored()
     step = max(1, config.max_examples // 20)
     deadline = time.monotonic() + config.explore_seconds
 

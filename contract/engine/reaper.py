@@ -24,6 +24,7 @@ import functools
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 
@@ -126,8 +127,15 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 def handling_signals() -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP kill every descendant and raise Interrupted, inside the block.
 
-    The previous handlers come back afterwards. Call it from the main thread only.
+    The previous handlers come back afterwards. Outside the main thread (where Python cannot
+    install handlers) it only kills the registered groups at the end.
     """
+    if threading.current_thread() is not threading.main_thread():
+        try:
+            yield
+        finally:
+            kill_all()
+        return
     previous = {s: signal.signal(s, _on_signal) for s in SIGNALS}
     _STATE["interrupted"] = ""
     try:
@@ -140,7 +148,11 @@ def handling_signals() -> Iterator[None]:
 
 @contextlib.contextmanager
 def signals_blocked() -> Iterator[None]:
-    """Defers SIGINT/SIGTERM/SIGHUP for a start-and-register step, so none is missed."""
+    """Defers SIGINT/SIGTERM/SIGHUP for a start-and-register step, so none is missed.
+
+    A process started inside the block inherits the blocked mask (across exec too): it must
+    unblock them itself, first thing.
+    """
     old = signal.pthread_sigmask(signal.SIG_BLOCK, set(SIGNALS))
     try:
         yield

@@ -36,6 +36,11 @@ def report_json(result: RunResult) -> dict[str, Any]:
         "seed": result.seed,
         "examples": result.examples,
         "elapsed": round(result.elapsed, 3),
+        **(
+            {"interrupted": True, "interrupted_reason": result.interrupted_reason}
+            if result.interrupted
+            else {}
+        ),
         "invariants": [
             {
                 "id": r.id,

@@ -103,6 +103,8 @@ def _header(result: RunResult) -> str:
 
 
 def _summary(result: RunResult) -> str:
+    if result.interrupted:
+        return _interrupted(result)
     if result.passed:
         return (
             f"PASSED: no violation in {result.examples} examples (repeat with --seed {result.seed})"
@@ -110,6 +112,16 @@ def _summary(result: RunResult) -> str:
     ids = ", ".join(r.id for r in result.violated)
     checked = sum(r.status != "skipped" for r in result.results)
     return f"FAILED: {len(result.violated)} of {checked} invariants violated ({ids})"
+
+
+def _interrupted(result: RunResult) -> str:
+    """The last line of a run that stopped early: it has not passed."""
+    found = ", ".join(r.id for r in result.violated)
+    so_far = f"violated so far: {found}" if found else "no violation found so far"
+    return (
+        f"INTERRUPTED ({result.interrupted_reason or 'stopped early'}) after "
+        f"{result.examples} examples: {so_far}; the run has not passed"
+    )
 
 
 class TextReport:

@@ -68,3 +68,9 @@ def spawns_and_hangs(document: str, *, max_size: int, overlap: int = 0) -> Any:
     _spawn_marked_sleep()
     time.sleep(1000)
     return []
+
+
+def slow_split(document: str, *, max_size: int, overlap: int = 0) -> Any:
+    """A correct chunker that takes 50 ms a call (a run long enough to interrupt)."""
+    time.sleep(0.05)
+    return split(document, max_size=max_size, overlap=overlap)
