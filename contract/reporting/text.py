@@ -77,8 +77,13 @@ def _offending(chunks: list[dict[str, Any]] | None, indices: list[int]) -> list[
     out = [""]
     for i in indices[:_MAX_CHUNKS]:
         if i < len(chunks):
-            out.append(f"    chunk[{i}] = {chunks[i].get('text')!a}")
+            out.append(f"    chunk[{i}] = {_chunk_text(chunks[i].get('text'))}")
     return out
+
+
+def _chunk_text(text: Any) -> str:
+    """A chunk's text as ``ascii()``, cut in the middle past SHOW_CHARS codepoints."""
+    return escape(text, SHOW_CHARS) if isinstance(text, str) else ascii(text)
 
 
 def render(result: RunResult) -> str:
