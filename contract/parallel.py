@@ -7,6 +7,12 @@ the ``scales_linearly`` timing probe gets a process of its own, beside the explo
 measures CPU time, so sharing the cores does not change its verdict). The merge keeps, for every
 invariant, ``violated`` if any process saw a violation (the counterexample with the smallest
 document wins), else ``passed`` if any process exercised it, else ``skipped``.
+
+Containment: each pool process leads a process group of its own (made from both sides, so no
+signal falls between fork and registration), is registered with :mod:`contract.engine.reaper`,
+and gets PR_SET_PDEATHSIG=SIGTERM, on which it kills what it registered and its own group. A
+signal to the host, or a pool process that dies (``BrokenProcessPool``), ends the run with a
+result marked interrupted that merges the processes that finished.
 """
 
 from __future__ import annotations
