@@ -227,8 +227,12 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             name = "".join(c if c.isalnum() else "-" for c in short_name(plugin.target))
             reproducers.write_atomic(Path(args.json) / f"{name}.json", report_json(result))
         results.append(result)
+        if result.interrupted:
+            break  # a signal stops the whole command
     print(render_matrix(results))
-    return EXIT_PASSED if all(r.passed for r in results) else EXIT_VIOLATED
+    from contract.project import exit_status
+
+    return exit_status(results)
 
 
 def _finished(result: Any) -> Any:

@@ -204,7 +204,7 @@ def _contain(pool: ProcessPoolExecutor) -> list[int]:
     for pid in pids:
         with contextlib.suppress(OSError):
             os.setpgid(pid, pid)
-        reaper.register(pid, "-n pool process")
+        reaper.register(pid, "-n pool process", tidy=True)
     return pids
 
 
@@ -212,7 +212,8 @@ def _stop_pool(pool: ProcessPoolExecutor, groups: list[int], *, wait: bool) -> N
     """Shuts the pool down, then kills what is left in its processes' groups."""
     if not wait:
         for pgid in groups:
-            reaper.kill_group(pgid)
+            reaper.kill_group(pgid, signal.SIGTERM)  # each kills its own workers' groups
+        time.sleep(reaper.GRACE)
     pool.shutdown(wait=wait, cancel_futures=True)
     for pgid in groups:
         reaper.kill_group(pgid)  # orphans a plugin left behind in a pool process's group

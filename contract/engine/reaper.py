@@ -25,13 +25,17 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from types import FrameType
 
 #: The signals that interrupt a run.
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _PR_SET_PDEATHSIG = 1
+#: Seconds a group that cleans up after itself (``tidy``) gets between SIGTERM and SIGKILL.
+GRACE = 0.2
 _GROUPS: dict[int, str] = {}
+_TIDY: set[int] = set()
 _STATE = {"interrupted": ""}
 
 
@@ -46,14 +50,21 @@ class Interrupted(BaseException):
         self.reason = reason
 
 
-def register(pgid: int, what: str = "process group") -> None:
-    """Remembers the process group ``pgid`` (its leader's pid) as a live descendant."""
+def register(pgid: int, what: str = "process group", *, tidy: bool = False) -> None:
+    """Remembers the process group ``pgid`` (its leader's pid) as a live descendant.
+
+    ``tidy``: the leader kills its own registered descendants on SIGTERM (a ``-n`` process,
+    whose workers lead groups of their own), so it gets SIGTERM and GRACE seconds first.
+    """
     _GROUPS[pgid] = what
+    if tidy:
+        _TIDY.add(pgid)
 
 
 def unregister(pgid: int) -> None:
     """Forgets ``pgid`` (it was stopped and reaped by its owner); unknown ids are ignored."""
     _GROUPS.pop(pgid, None)
+    _TIDY.discard(pgid)
 
 
 def registered() -> dict[int, str]:
@@ -61,12 +72,18 @@ def registered() -> dict[int, str]:
     return dict(_GROUPS)
 
 
-def kill_all(signum: int = signal.SIGKILL) -> int:
-    """Sends ``signum`` to every registered group and forgets them; returns how many."""
-    groups = list(_GROUPS)
+def kill_all() -> int:
+    """SIGKILLs every registered group (tidy ones after a SIGTERM and GRACE s) and forgets
+    them; returns how many."""
+    groups, tidy = list(_GROUPS), [g for g in _GROUPS if g in _TIDY]
     _GROUPS.clear()
+    _TIDY.clear()
+    for pgid in tidy:
+        kill_group(pgid, signal.SIGTERM)
+    if tidy:
+        time.sleep(GRACE)
     for pgid in groups:
-        kill_group(pgid, signum)
+        kill_group(pgid)
     return len(groups)
 
 
@@ -163,6 +180,7 @@ def signals_blocked() -> Iterator[None]:
 def _forget_after_fork() -> None:
     """A forked child owns none of its parent's groups."""
     _GROUPS.clear()
+    _TIDY.clear()
     _STATE["interrupted"] = ""
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.contain.plugins import MARK
+from tests.contain.plugins import HOST_SEED, MARK
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS = Path(__file__).with_name("plugins.py")
@@ -74,7 +74,8 @@ class Host:
     def __init__(self, tmp_path: Path, plugin: str, *flags: str) -> None:
         self.token = secrets.token_hex(8)
         self.report = tmp_path / "report.json"
-        env = {**os.environ, MARK: self.token, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, MARK: self.token, "PYTHONPATH": str(ROOT), HOST_SEED: "none"}
+        env.pop("PYTHONHASHSEED", None)  # so a fresh interpreter (which gets one) can tell
         command = [sys.executable, "-m", "contract.cli", "run", f"{PLUGINS}:{plugin}",
                    "--json", str(self.report), "--reproducers", str(tmp_path / "repro"),
                    "--no-corpus", "-q", "--timeout", "0.5", "--max-examples", "5000", *flags]
@@ -151,23 +152,48 @@ def test_sigkill_to_the_host_still_stops_every_descendant(
 def test_sigint_to_a_serial_run_gives_an_interrupted_report(
     tmp_path: Path, hosts: list[Host]
 ) -> None:
-    host = Host(tmp_path, "slow_split")
+    host = Host(tmp_path, "slow_split", "--timeout", "10")  # no hang verdict under load
     hosts.append(host)
     assert _wait_for(lambda: len(_marked(host.token)) >= 2, START_WAIT), "no worker started"
     time.sleep(1.0)
     host.process.send_signal(signal.SIGINT)
     code, out, err = host.finish()
-    assert code == 2 and "Traceback" not in err
+    assert code == 2 and "Traceback" not in err, (code, out[-2000:], err[-2000:])
     assert "INTERRUPTED (interrupted by SIGINT)" in out
     assert _interrupted_report(host)["examples"] >= 1
     assert host.leftovers() == []
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+@pytest.mark.slow
+def test_sigterm_during_the_fresh_interpreter_rerun_kills_it(
+    tmp_path: Path, hosts: list[Host]
+) -> None:
+    host = Host(tmp_path, "hangs_when_fresh", "--only", "deterministic", "--max-examples", "5")
+    hosts.append(host)
+
+    def rerunning() -> bool:
+        return any("contract.crossrun" in _cmdline(p) for p in _marked(host.token))
+
+    assert _wait_for(rerunning, START_WAIT), "the fresh interpreter never started"
+    host.process.send_signal(signal.SIGTERM)
+    code, out, err = host.finish()
+    assert host.leftovers() == []
+    assert code == 2 and "Traceback" not in err and "INTERRUPTED" in out
+    _interrupted_report(host)
 
 
 @pytest.mark.slow
 def test_a_pool_process_killed_from_outside_is_reported_cleanly(
     tmp_path: Path, hosts: list[Host]
 ) -> None:
-    host = Host(tmp_path, "slow_split", "-n", "2")
+    host = Host(tmp_path, "slow_split", "-n", "2", "--timeout", "10")
     hosts.append(host)
     assert _wait_for(lambda: len(host.children()) >= 2, START_WAIT), "no pool process started"
     time.sleep(1.0)
