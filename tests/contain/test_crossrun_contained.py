@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from contract import crossrun, runner
+from contract import cli, crossrun, runner
 from contract.engine import reaper
 from contract.execution import Observation
 from contract.model import Config, normalise_chunks
@@ -98,3 +99,13 @@ def test_run_reports_a_hang_only_in_the_fresh_interpreter() -> None:
 def test_run_reports_a_fresh_only_memory_blowup() -> None:
     message = _deterministic("allocates_when_fresh", memory_mb=256)
     assert "raised MemoryError" in message
+
+
+def test_the_command_line_catches_a_fresh_only_memory_blowup(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    code = cli.main(["run", _target("allocates_when_fresh"), "--only", "deterministic",
+                     "--memory-mb", "256", "--max-examples", "20", "--seed", "3", "--no-corpus",
+                     "--reproducers", str(tmp_path / "repro"), "--json", str(report), "-q"])
+    assert code == 1
+    verdicts = {i["id"]: i for i in json.loads(report.read_text())["invariants"]}
+    assert "raised MemoryError" in verdicts["deterministic"]["counterexample"]["message"]

@@ -12,6 +12,7 @@ import pytest
 from contract import parallel
 from contract.engine import reaper
 from contract.reporting.json_report import report_json
+from contract.reporting.markdown import render_markdown
 from contract.reporting.text import render
 from contract.runner import InvariantResult, RunResult
 
@@ -108,3 +109,4 @@ def test_an_interrupted_run_has_not_passed() -> None:
     report = report_json(stopped)
     assert report["interrupted"] is True and report["passed"] is False
     assert "interrupted" not in report_json(_result("passed", interrupted=False))
+    assert "INTERRUPTED (interrupted by SIGTERM; 0 violated)" in render_markdown([stopped])
