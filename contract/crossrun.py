@@ -191,6 +191,16 @@ def _contain_self() -> None:
         signal.signal(signal.SIGTERM, _kill_own_group)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, set(reaper.SIGNALS))  # started while blocked
         reaper.die_with_parent(signal.SIGTERM, int(parent))
+    _cap_memory_from_env()
+
+
+def _cap_memory_from_env() -> None:
+    """The cap of ``$CHUNK_CONTRACT_RERUN_MEMORY_MB`` above the current size, if one is set.
+
+    Called before the plugin loads (an import cannot take more than the cap either) and again
+    after, so the calls get ``memory_mb`` above the loaded size, as in a forked worker: a big
+    library's import must not turn into a false MemoryError in the fresh interpreter only.
+    """
     memory = os.environ.get(_ENV_MEMORY, "")
     if memory.isdigit():
         _cap_memory(int(memory))
@@ -239,6 +249,7 @@ def _serve(target: str) -> int:
         plugin = load(target)
     except TargetError:
         return EXIT_UNLOADABLE
+    _cap_memory_from_env()
     cases = exactjson.loads(sys.stdin.buffer.read())
     out = [_answer_case(plugin, case) for case in cases]
     sys.stdout.write(exactjson.dumps(out))
