@@ -20,8 +20,14 @@ from contract.runner import Counterexample, InvariantResult, RunResult, RunSetti
 REPRODUCERS = Path(".chunk-contract/reproducers")
 
 
-def read_document(plugin: Plugin, path: str) -> Any:
-    """The document in ``path``: UTF-8 text, or a workbook description for ``.xlsx`` files."""
+def read_document(
+    plugin: Plugin, path: str, *, timeout: float = 2.0, memory_mb: int | None = 1024
+) -> Any:
+    """The document in ``path``: UTF-8 text, or a workbook description for ``.xlsx`` files.
+
+    A workbook is checked for zip bombs, then parsed in a worker under ``memory_mb`` and a
+    multiple of ``timeout`` (contract.engine.xlsx).
+    """
     from contract.cli import UsageError
 
     file = Path(path)
@@ -30,12 +36,12 @@ def read_document(plugin: Plugin, path: str) -> Any:
     if plugin.kind == "workbook":
         if file.suffix.lower() not in (".xlsx", ".xlsm"):
             raise UsageError(f"{path}: workbook plugins read .xlsx files")
-        from contract.workbook import describe, load_xlsx
+        from contract.engine.xlsx import WorkbookFileError, read_workbook
 
         try:
-            return describe(load_xlsx(path))
-        except Exception as exc:
-            raise UsageError(f"{path}: cannot read as .xlsx: {exc}") from None
+            return read_workbook(path, timeout=timeout, memory_mb=memory_mb)
+        except WorkbookFileError as exc:
+            raise UsageError(str(exc)) from None
     try:
         return file.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -52,7 +58,10 @@ def check_files(
     json_path: str | None,
 ) -> int:
     """Check every invariant on each file with ``config``; report like ``run`` does."""
-    documents = {path: read_document(plugin, path) for path in files}
+    documents = {
+        path: read_document(plugin, path, timeout=timeout, memory_mb=memory_mb)
+        for path in files
+    }
     started = time.monotonic()
     first: dict[str, tuple[str, Observation]] = {}
     exercised: set[str] = set()
@@ -206,16 +215,15 @@ def _fresh_interpreter_differs(
     """``deterministic`` across interpreters (see contract.crossrun) for one saved input."""
     from contract import crossrun
 
-    answer = crossrun.fresh_chunks(saved.target, [(saved.document, saved.config)], timeout=limit)
-    if answer is None or answer[1][0] is None:
+    done = crossrun.rerun(
+        saved.target, [(saved.document, saved.config)], timeout=limit, memory_mb=saved.memory_mb
+    )
+    where = f"a fresh interpreter (PYTHONHASHSEED={done.hash_seed})"
+    if not done.loadable:
         return []
-    difference = crossrun.first_difference(records, answer[1][0])
+    if done.failure:
+        return [Violation("deterministic", f"{where} {done.failure}")]
+    difference = crossrun.difference(records, done.answers[0])
     if difference is None:
         return []
-    return [
-        Violation(
-            "deterministic",
-            f"a fresh interpreter (PYTHONHASHSEED={answer[0]}) "
-            f"chunked it differently: {difference}",
-        )
-    ]
+    return [Violation("deterministic", f"{where} chunked it differently: {difference}")]

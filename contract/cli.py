@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 from contract import registry, reproducers
 from contract.config_file import ConfigError
 from contract.database import DatabaseError, database_spec
+from contract.engine import reaper
 from contract.model import Config
 from contract.plugins import Plugin, TargetError, load
 from contract.profiles import ENV_VAR, PROFILES, ProfileError
@@ -102,7 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=_jobs,
         default=1,
         metavar="N|auto",
-        help="split the examples over N processes (auto: one per CPU)",
+        help="split the examples over N processes (auto: one per CPU; at most one per CPU)",
+    )
+    run.add_argument(
+        "--force-jobs",
+        action="store_true",
+        help="allow -n above the number of CPUs (up to 8 per CPU)",
     )
     check = sub.add_parser("check", help="check the invariants on your own files")
     check.add_argument("target")
@@ -172,7 +178,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "list": cmd_list,
             "matrix": cmd_matrix,
         }
-        return handler[args.command](args)
+        with reaper.handling_signals():
+            return handler[args.command](args)
+    except reaper.Interrupted as exc:  # outside a run's own handling: nothing to report
+        print(f"chunk-contract: {exc.reason}; stopped every process it started", file=sys.stderr)
+        return EXIT_USAGE
     except (UsageError, TargetError, reproducers.ReproducerError, ConfigError, ProfileError,
             DatabaseError) as exc:
         print(f"chunk-contract: error: {exc}", file=sys.stderr)
@@ -180,9 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyError as exc:  # unknown invariant ids from --only / --skip
         print(f"chunk-contract: error: {exc.args[0]}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before the handlers were installed
         print("chunk-contract: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_USAGE
 
 
 def _load(target: str) -> Plugin:
@@ -190,9 +200,14 @@ def _load(target: str) -> Plugin:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from contract.parallel import check_jobs
     from contract.project import run_command
 
     registry.select(args.only, args.skip)
+    try:
+        args.jobs = check_jobs(args.jobs, force=args.force_jobs)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     return run_command(args)  # TARGET, or the targets of [tool.chunk-contract]
 
 
@@ -219,8 +234,12 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             name = "".join(c if c.isalnum() else "-" for c in short_name(plugin.target))
             reproducers.write_atomic(Path(args.json) / f"{name}.json", report_json(result))
         results.append(result)
+        if result.interrupted:
+            break  # a signal stops the whole command
     print(render_matrix(results))
-    return EXIT_PASSED if all(r.passed for r in results) else EXIT_VIOLATED
+    from contract.project import exit_status
+
+    return exit_status(results)
 
 
 def _finished(result: Any) -> Any:

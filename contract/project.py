@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -95,6 +96,10 @@ def run_command(args: argparse.Namespace) -> int:
             results.append(run_parallel(plugin, settings, args.jobs, on_event=emit))
         else:
             results.append(run(plugin, settings, on_event=emit))
+        if results[-1].interrupted:
+            print(f"chunk-contract: {plugin.target}: {results[-1].interrupted_reason}",
+                  file=sys.stderr)
+            break  # the remaining targets are not run: the whole command was stopped
     if args.junit:
         _write_junit(
             Path(args.junit),
@@ -108,7 +113,13 @@ def run_command(args: argparse.Namespace) -> int:
         from contract.reporting.html import write_html
 
         write_html(args.html, results)
-    return 0 if all(r.passed for r in results) else 1
+    return exit_status(results)
+
+
+def exit_status(results: list[Any]) -> int:
+    """1 if any run found a violation, else 2 if any was interrupted, else 0."""
+    statuses = {r.exit_status for r in results}
+    return 1 if 1 in statuses else max(statuses, default=0)
 
 
 def _write_junit(path: Path, roots: list[ET.Element]) -> None:

@@ -19,6 +19,9 @@ from contract.model import Config
 
 FORMAT = "chunk-contract-reproducer"
 VERSION = 1
+#: UTF-8 bytes of chunk text kept per counterexample in a reproducer or report; the document
+#: (what replays the failure) is always kept whole.
+CHUNK_TEXT_CAP = 2**20
 
 
 class ReproducerError(Exception):
@@ -79,6 +82,9 @@ def write_atomic(path: Path, payload: Any) -> None:
 def save(reproducer: Reproducer, folder: Path) -> Path:
     """Write ``reproducer`` under ``folder``, named by invariant and content hash."""
     body = reproducer.as_json()
+    body["chunks"], note = truncate_chunks(body["chunks"])
+    if note:
+        body["chunks_truncated"] = note
     digest = hashlib.sha1(
         json.dumps(
             [body["target"], body["document"], body["config"], body["invariant"]],
@@ -90,6 +96,34 @@ def save(reproducer: Reproducer, folder: Path) -> Path:
     path = folder / f"{reproducer.invariant}-{digest}.json"
     write_atomic(path, body)
     return path
+
+
+def truncate_chunks(
+    chunks: list[dict[str, Any]] | None, cap: int = CHUNK_TEXT_CAP
+) -> tuple[list[dict[str, Any]] | None, str]:
+    """The leading chunks whose text fits in ``cap`` UTF-8 bytes, and a note if any were cut.
+
+    Whole chunks are kept (a prefix, so chunk indices in messages still hold); the note reads
+    ``chunks truncated: kept N of M, K bytes``.
+    """
+    if not chunks:
+        return chunks, ""
+    kept, used = 0, 0
+    for chunk in chunks:
+        size = _text_bytes(chunk)
+        if used + size > cap:
+            break
+        kept, used = kept + 1, used + size
+    if kept == len(chunks):
+        return chunks, ""
+    note = f"chunks truncated: kept {kept} of {len(chunks)}, {used} bytes (cap {cap} bytes)"
+    return chunks[:kept], note
+
+
+def _text_bytes(chunk: Any) -> int:
+    """UTF-8 bytes of a chunk record's text (lone surrogates count 3)."""
+    text = chunk.get("text") if isinstance(chunk, dict) else None
+    return len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else 0
 
 
 def load(path: str | Path) -> Reproducer:

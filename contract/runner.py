@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from contract import crossrun, database, reproducers, scaling
 from contract.corpus import corpus_for
 from contract.diagnosis import Diagnosis, Probe, diagnose
+from contract.engine import reaper
 from contract.execution import Observation, Session
 from contract.minimize import minimize
 from contract.model import Config, Violation
@@ -122,10 +123,22 @@ class RunResult:
     #: Why exploration stopped before ``examples_asked`` (the time budget ran out, ...), or None
     #: when every example asked for was checked.
     stopped_early: str | None = None
+    #: The run stopped early (a signal, a dead ``-n`` process): what it found is kept, but it
+    #: has not passed. ``interrupted_reason`` says why ("interrupted by SIGTERM").
+    interrupted: bool = False
+    interrupted_reason: str = ""
 
     @property
     def passed(self) -> bool:
-        return not self.violated
+        """No violation, and the run went to its end."""
+        return not self.violated and not self.interrupted
+
+    @property
+    def exit_status(self) -> int:
+        """0 passed, 1 a violation (interrupted or not), 2 interrupted with none found."""
+        if self.violated:
+            return 1
+        return 2 if self.interrupted else 0
 
     @property
     def early_stop(self) -> str | None:
@@ -204,6 +217,9 @@ def run(
     the_seed = _seed_for(plugin, config)
     started = time.monotonic()
     shared = database.open_database(config.example_database) if config.example_database else None
+    explored = _Explored()
+    findings: dict[str, Counterexample] = {}
+    stop = ""
     with Session(
         plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen
     ) as session:
@@ -215,40 +231,55 @@ def run(
         known += [(saved.document, saved.config) for saved in from_shared]
         if config.corpus:
             known += corpus_for(plugin.kind)
-        explored = _explore(session, strategy, config, the_seed, emit, known)
-        if "scales_linearly" in active and config.probe:
-            _measure_scaling(session, explored, emit)
-        if config.measure and "deterministic" in active and "deterministic" not in explored.first:
-            _fresh_interpreter(plugin, session, explored)
-        examples = explored.examples
-        findings = {
-            rule: _shrink(session, strategy, config, the_seed, rule, explored, emit)
-            for rule in explored.first
-            if rule not in explored.unshrunk
-        }
-        for rule in explored.unshrunk:
-            findings[rule] = _counterexample(rule, explored.first[rule], shrunk=False)
-        if config.diagnose:
-            for found in findings.values():
-                found.diagnosis = _diagnosis(session, found)
+        try:
+            _explore(session, strategy, config, the_seed, emit, known, explored)
+            _measure(plugin, session, config, active, explored, emit)
+            for rule in list(explored.first):
+                if rule not in explored.unshrunk:
+                    findings[rule] = _shrink(
+                        session, strategy, config, the_seed, rule, explored, emit
+                    )
+        except reaper.Interrupted as exc:
+            stop = exc.reason  # keep what was found; the rest is not shrunk
+        for rule, seen in explored.first.items():
+            findings.setdefault(rule, _counterexample(rule, seen, shrunk=False))
+        if config.diagnose and not stop:
+            _diagnose_all(session, findings)
     for found in findings.values():
         _save(plugin, config, the_seed, found, shared)
-    if shared:
+    if shared and not stop:
         shared.delete(_fixed_since(from_shared, explored, active))
-    results = _verdicts(plugin, chosen, active, examples, explored.exercised, findings)
+    results = _verdicts(plugin, chosen, active, explored.examples, explored.exercised, findings)
     result = RunResult(
         plugin.target,
         plugin.kind,
         the_seed,
-        examples,
+        explored.examples,
         results,
         time.monotonic() - started,
         config,
         examples_asked=explored.asked,
         stopped_early=explored.stopped,
+        interrupted=bool(stop),
+        interrupted_reason=stop,
     )
     emit(Finished(result))
     return result
+
+
+def _measure(
+    plugin: Plugin,
+    session: Session,
+    config: RunSettings,
+    active: tuple[str, ...],
+    explored: _Explored,
+    emit: Listener,
+) -> None:
+    """The whole-run measurements: the timing probe, then the fresh-interpreter rerun."""
+    if "scales_linearly" in active and config.probe:
+        _measure_scaling(session, explored, emit)
+    if config.measure and "deterministic" in active and "deterministic" not in explored.first:
+        _fresh_interpreter(plugin, session, explored)
 
 
 def _seed_for(plugin: Plugin, config: RunSettings) -> int:
@@ -314,8 +345,10 @@ def _explore(
     the_seed: int,
     emit: Listener,
     known: Sequence[tuple[Any, Config]] = (),
+    found: _Explored | None = None,
 ) -> _Explored:
-    found = _Explored()
+    """Explore ``known`` cases, then generated ones, into ``found`` (kept if interrupted)."""
+    found = found if found is not None else _Explored()
     step = max(1, config.max_examples // 20)
     deadline = time.monotonic() + config.explore_seconds
 
@@ -377,33 +410,43 @@ def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> N
 
 
 def _fresh_interpreter(plugin: Plugin, session: Session, explored: _Explored) -> None:
-    """Re-chunk a few clean inputs in a new interpreter with another hash seed."""
+    """Re-chunk a few clean inputs in a new interpreter with another hash seed.
+
+    A fresh interpreter that hangs or dies is a ``deterministic`` finding too (on the first
+    sample): the same input did not come back the same.
+    """
     samples = explored.samples
     if not samples:
         return
-    answer = crossrun.fresh_chunks(
-        plugin.target, [(s.document, s.config) for s in samples], timeout=session.timeout
+    done = crossrun.rerun(
+        plugin.target,
+        [(s.document, s.config) for s in samples],
+        timeout=session.timeout,
+        memory_mb=session.memory_mb,
     )
-    if answer is None:
+    if not done.loadable:
         return  # the target cannot be loaded by name in a new interpreter: no verdict
-    hash_seed, fresh = answer
-    for sample, records in zip(samples, fresh):
-        difference = (
-            None if records is None else crossrun.first_difference(sample.records or [], records)
-        )
+    where = f"a fresh interpreter (PYTHONHASHSEED={done.hash_seed})"
+    if done.failure:
+        _fresh_finding(explored, samples[0], f"{where} {done.failure}")
+        return
+    for sample, answer in zip(samples, done.answers):
+        difference = crossrun.difference(sample.records or [], answer)
         if difference:
             message = (
-                f"a fresh interpreter (PYTHONHASHSEED={hash_seed}) chunked the same input "
-                f"differently: {difference} (hash() or set order in the output?)"
+                f"{where} chunked the same input differently: {difference} "
+                "(hash() or set order in the output?)"
             )
-            explored.first["deterministic"] = Observation(
-                sample.document,
-                sample.config,
-                [Violation("deterministic", message)],
-                sample.records,
-            )
-            explored.unshrunk.add("deterministic")
+            _fresh_finding(explored, sample, message)
             return
+
+
+def _fresh_finding(explored: _Explored, sample: Observation, message: str) -> None:
+    """Notes a ``deterministic`` violation found by the fresh interpreter on ``sample``."""
+    explored.first["deterministic"] = Observation(
+        sample.document, sample.config, [Violation("deterministic", message)], sample.records
+    )
+    explored.unshrunk.add("deterministic")
 
 
 class _Violated(Exception):
@@ -498,6 +541,13 @@ def _counterexample(rule: str, seen: Observation, *, shrunk: bool) -> Counterexa
         shrunk,
         offending=offending,
     )
+
+
+def _diagnose_all(session: Session, findings: dict[str, Counterexample]) -> None:
+    """Name the bug pattern behind each finding; an interrupt stops the experiments."""
+    with contextlib.suppress(reaper.Interrupted):
+        for found in findings.values():
+            found.diagnosis = _diagnosis(session, found)
 
 
 def _diagnosis(session: Session, found: Counterexample) -> Diagnosis | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from contract.reproducers import write_atomic
+from contract.reproducers import truncate_chunks, write_atomic
 from contract.runner import Counterexample, Event, Finished, RunResult
 
 VERSION = 1
@@ -14,12 +14,14 @@ VERSION = 1
 def _counterexample(found: Counterexample | None) -> dict[str, Any] | None:
     if found is None:
         return None
+    chunks, note = truncate_chunks(found.chunks)
     return {
         "document": found.document,
         "config": found.config.as_dict(),
         "message": found.message,
         "messages": found.messages,
-        "chunks": found.chunks,
+        "chunks": chunks,
+        **({"chunks_truncated": note} if note else {}),
         "offending_chunks": found.offending,
         "shrunk": found.shrunk,
         "shrink_incomplete": found.shrink_incomplete,
@@ -40,6 +42,11 @@ def report_json(result: RunResult) -> dict[str, Any]:
         "examples_asked": result.examples_asked,
         "stopped_early": result.stopped_early,
         "elapsed": round(result.elapsed, 3),
+        **(
+            {"interrupted": True, "interrupted_reason": result.interrupted_reason}
+            if result.interrupted
+            else {}
+        ),
         "invariants": [
             {
                 "id": r.id,

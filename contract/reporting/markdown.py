@@ -57,6 +57,8 @@ def render_markdown(results: Iterable[RunResult]) -> str:
 def _target(result: RunResult) -> list[str]:
     checked = sum(r.status != "skipped" for r in result.results)
     verdict = "PASSED" if result.passed else f"FAILED ({len(result.violated)} violated)"
+    if result.interrupted:
+        verdict = f"INTERRUPTED ({result.interrupted_reason}; {len(result.violated)} violated)"
     profile = f" · profile `{result.settings.profile}`" if result.settings.profile else ""
     out = [
         f"### `{result.target}`: {verdict}",

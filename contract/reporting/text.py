@@ -95,8 +95,13 @@ def _offending(chunks: list[dict[str, Any]] | None, indices: list[int]) -> list[
     out = [""]
     for i in indices[:_MAX_CHUNKS]:
         if i < len(chunks):
-            out.append(f"    chunk[{i}] = {chunks[i].get('text')!a}")
+            out.append(f"    chunk[{i}] = {_chunk_text(chunks[i].get('text'))}")
     return out
+
+
+def _chunk_text(text: Any) -> str:
+    """A chunk's text as ``ascii()``, cut in the middle past SHOW_CHARS codepoints."""
+    return escape(text, SHOW_CHARS) if isinstance(text, str) else ascii(text)
 
 
 def render(result: RunResult) -> str:
@@ -137,6 +142,8 @@ def stop_notes(result: RunResult) -> list[str]:
 
 
 def _verdict(result: RunResult) -> str:
+    if result.interrupted:
+        return _interrupted(result)
     if result.passed:
         return (
             f"PASSED: no violation in {result.examples} examples (repeat with --seed {result.seed})"
@@ -144,6 +151,16 @@ def _verdict(result: RunResult) -> str:
     ids = ", ".join(r.id for r in result.violated)
     checked = sum(r.status != "skipped" for r in result.results)
     return f"FAILED: {len(result.violated)} of {checked} invariants violated ({ids})"
+
+
+def _interrupted(result: RunResult) -> str:
+    """The last line of a run that stopped early: it has not passed."""
+    found = ", ".join(r.id for r in result.violated)
+    so_far = f"violated so far: {found}" if found else "no violation found so far"
+    return (
+        f"INTERRUPTED ({result.interrupted_reason or 'stopped early'}) after "
+        f"{result.examples} examples: {so_far}; the run has not passed"
+    )
 
 
 class TextReport:

@@ -1,0 +1,111 @@
+"""The fresh-interpreter rerun is contained: exact documents, memory cap, deadline, reported."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from contract import cli, crossrun, runner
+from contract.engine import reaper
+from contract.execution import Observation
+from contract.model import Config, normalise_chunks
+from contract.plugins import load
+from contract.runner import RunSettings, run
+from reference_chunkers.fixed import split as fixed_split
+from tests.contain.plugins import HOST_SEED
+
+HERE = Path(__file__).parent
+PLUGINS = HERE / "plugins.py"
+CASES = [("alpha beta gamma delta", Config(6, 0))]
+
+
+@pytest.fixture(autouse=True)
+def _host_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(HOST_SEED, os.environ.get("PYTHONHASHSEED", "none"))
+
+
+def _target(name: str) -> str:
+    return f"{PLUGINS}:{name}"
+
+
+def test_separated_surrogates_cross_the_pipe_exactly() -> None:
+    document = "x\udbff\udc00y " * 3
+    cases = [(document, Config(4, 0))]
+    done = crossrun.rerun(_target("split"), cases, timeout=5)
+    assert not done.failure and done.loadable
+    records = done.answers[0]
+    assert isinstance(records, list) and "".join(r["text"] for r in records).count("\udbff") == 3
+    assert all("\U0010fc00" not in r["text"] for r in records)
+
+
+def test_separated_surrogates_give_no_false_deterministic() -> None:
+    document = "x\udbff\udc00y"
+    config = Config(3, 0)
+    records = [
+        {k: v for k, v in r.items() if k != "bare"}
+        for r in normalise_chunks(fixed_split(document, max_size=3, overlap=0))
+    ]
+    explored = runner._Explored(samples=[Observation(document, config, [], records)])
+    limits = SimpleNamespace(timeout=5.0, memory_mb=1024)
+    runner._fresh_interpreter(load(_target("split")), limits, explored)  # type: ignore[arg-type]
+    assert "deterministic" not in explored.first, explored.first
+
+
+def test_hang_in_the_fresh_interpreter_is_reported_and_killed() -> None:
+    done = crossrun.rerun(_target("hangs_when_fresh"), CASES, timeout=0.2, startup=3)
+    assert "did not answer within 3.2 s" in done.failure
+    assert reaper.registered() == {}
+
+
+def test_death_in_the_fresh_interpreter_is_reported_with_its_stderr() -> None:
+    done = crossrun.rerun(_target("dies_when_fresh"), CASES, timeout=5)
+    assert "died (exit status 7)" in done.failure
+    assert "fresh interpreter going down" in done.failure
+
+
+def test_memory_cap_stops_a_fresh_only_allocation() -> None:
+    done = crossrun.rerun(_target("allocates_when_fresh"), CASES, timeout=5, memory_mb=256)
+    assert not done.failure
+    answer = done.answers[0]
+    assert isinstance(answer, dict) and "MemoryError" in answer["error"]
+    assert "raised MemoryError" in (crossrun.difference([], answer) or "")
+
+
+def test_unloadable_target_gives_no_verdict() -> None:
+    done = crossrun.rerun("no/such/file.py:split", CASES, timeout=5)
+    assert not done.loadable and not done.failure
+
+
+def _deterministic(name: str, **extra: object) -> str:
+    settings = RunSettings(max_examples=20, seed=3, only=("deterministic",), reproducers=None,
+                           corpus=False, **extra)  # type: ignore[arg-type]
+    result = run(_target(name), settings)
+    item = next(r for r in result.results if r.id == "deterministic")
+    assert item.status == "violated", item
+    assert item.counterexample is not None
+    return item.counterexample.message
+
+
+@pytest.mark.slow
+def test_run_reports_a_hang_only_in_the_fresh_interpreter() -> None:
+    message = _deterministic("hangs_when_fresh", timeout=0.25)
+    assert "did not answer within" in message and "fresh interpreter" in message
+
+
+def test_run_reports_a_fresh_only_memory_blowup() -> None:
+    message = _deterministic("allocates_when_fresh", memory_mb=256)
+    assert "raised MemoryError" in message
+
+
+def test_the_command_line_catches_a_fresh_only_memory_blowup(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    code = cli.main(["run", _target("allocates_when_fresh"), "--only", "deterministic",
+                     "--memory-mb", "256", "--max-examples", "20", "--seed", "3", "--no-corpus",
+                     "--reproducers", str(tmp_path / "repro"), "--json", str(report), "-q"])
+    assert code == 1
+    verdicts = {i["id"]: i for i in json.loads(report.read_text())["invariants"]}
+    assert "raised MemoryError" in verdicts["deterministic"]["counterexample"]["message"]
