@@ -203,8 +203,12 @@ def read_text(path: str | Path, *, what: str = "reproducer") -> str:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise ReproducerError(f"{path}: cannot read {what}: {exc.strerror}") from None
+    try:
+        _check_regular(os.fstat(fd), path, what)
+    except BaseException:
+        os.close(fd)
+        raise
     with os.fdopen(fd, "rb") as file:
-        _check_regular(os.fstat(file.fileno()), path, what)
         data = file.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise ReproducerError(f"{path}: {what} larger than {MAX_FILE_BYTES // 2**20} MiB")
