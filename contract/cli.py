@@ -343,7 +343,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _readable_file(path: str) -> None:
     """A FILE of ``check`` exists and is a regular file, or a one-line usage error."""
-    file = Path(path)
+    try:
+        _readable(Path(path), path)
+    except (OSError, ValueError) as exc:
+        detail = getattr(exc, "strerror", "") or exc
+        raise UsageError(f"{path[:80]!r}: cannot read: {detail}") from None
+
+
+def _readable(file: Path, path: str) -> None:
     if file.is_dir():
         raise UsageError(f"{path}: is a directory; give the files in it")
     if not file.exists():

@@ -184,7 +184,7 @@ def parse(table: Any, path: Path) -> ProjectConfig:
     if profile is not None:
         from contract.profiles import PROFILES
 
-        if profile not in PROFILES:
+        if not isinstance(profile, str) or profile not in PROFILES:
             raise ConfigError(f"{where}: unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     entries = [
         _entry(item, f"{where} targets[{i}]")

@@ -14,6 +14,8 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -130,16 +132,8 @@ def output_path(path: str | Path, *, what: str) -> Path:
     A symlink is followed (its target is written, the link kept). The path must not be a
     directory or a special file, and its folder must exist or be creatable, and be writable.
     """
-    try:
-        target = Path(path).resolve() if Path(path).is_symlink() else Path(path)
-    except (OSError, RuntimeError) as exc:
-        raise errors.UsageError(f"{what}: cannot follow the symlink {path}: {exc}") from None
-    try:
-        mode = target.stat().st_mode
-    except FileNotFoundError:
-        mode = None
-    except OSError as exc:
-        raise errors.UsageError(f"{what}: cannot write {path}: {exc.strerror}") from None
+    with _path_errors(path, what):
+        target, mode = _existing(Path(path))
     if mode is not None and stat.S_ISDIR(mode):
         raise errors.UsageError(f"{what}: {path} is a directory; give a file path")
     if mode is not None and not stat.S_ISREG(mode):
@@ -151,16 +145,45 @@ def output_path(path: str | Path, *, what: str) -> Path:
     return target
 
 
+def _existing(path: Path) -> tuple[Path, int | None]:
+    """(the path a write lands on: a symlink's target, its mode or None when it is new)."""
+    try:
+        target = path.resolve() if path.is_symlink() else path
+    except RuntimeError as exc:  # a symlink loop
+        raise OSError(40, f"cannot follow the symlink: {exc}") from None
+    try:
+        return target, target.stat().st_mode
+    except FileNotFoundError:
+        return target, None
+
+
 def output_folder(path: str | Path, *, what: str) -> Path:
     """A folder files will be written into (reproducers, matrix reports), checked up front."""
     folder = Path(path)
-    if folder.exists() and not folder.is_dir():
-        raise errors.UsageError(f"{what}: {path} exists and is not a folder; give a folder")
+    with _path_errors(path, what):
+        if folder.exists() and not folder.is_dir():
+            raise errors.UsageError(f"{what}: {path} exists and is not a folder; give a folder")
     _writable_folder(folder, what=what)
     return folder
 
 
+@contextmanager
+def _path_errors(path: str | Path, what: str) -> Iterator[None]:
+    """OSError / ValueError of a path operation (a name too long, a NUL byte) as a usage error."""
+    try:
+        yield
+    except OSError as exc:
+        raise errors.UsageError(f"{what}: cannot use {str(path)[:80]!r}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise errors.UsageError(f"{what}: cannot use {str(path)[:80]!r}: {exc}") from None
+
+
 def _writable_folder(folder: Path, *, what: str) -> None:
+    with _path_errors(folder, what):
+        _writable(folder, what)
+
+
+def _writable(folder: Path, what: str) -> None:
     existing = folder.absolute()
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
@@ -203,6 +226,8 @@ def read_text(path: str | Path, *, what: str = "reproducer") -> str:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise ReproducerError(f"{path}: cannot read {what}: {exc.strerror}") from None
+    except ValueError as exc:  # a NUL byte in the path
+        raise ReproducerError(f"{str(path)!r}: cannot read {what}: {exc}") from None
     try:
         _check_regular(os.fstat(fd), path, what)
     except BaseException:

@@ -149,7 +149,7 @@ def _fifo(tmp_path: Path) -> Path:
         ("--sarif", lambda tmp: Path(os.devnull), "not a regular file"),
         ("--markdown", _fifo, "not a regular file"),
         ("--json", lambda tmp: Path(os.devnull), "not a regular file"),
-        ("--json", lambda tmp: tmp / "file" / "under-a-file.json", "cannot write"),
+        ("--json", lambda tmp: tmp / "file" / "under-a-file.json", "Not a directory"),
     ],
 )
 def test_bad_report_paths_are_refused_before_the_run(

@@ -64,7 +64,9 @@ def test_shared_database_folder(tmp_path: Path) -> None:
 
 def test_json_report(tmp_path: Path) -> None:
     found = Counterexample("no_lost_text", SEPARATED, Config(3, 0), ["lost"], [{"text": SEPARATED}])
-    result = RunResult(TARGET, "text", 1, 1, [InvariantResult("no_lost_text", "violated", 1, found)])
+    result = RunResult(
+        TARGET, "text", 1, 1, [InvariantResult("no_lost_text", "violated", 1, found)]
+    )
     path = tmp_path / "report.json"
     JsonReport(path)(Finished(result))
     report = exactjson.loads(path.read_text(encoding="utf-8"))
