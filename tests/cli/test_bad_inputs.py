@@ -134,21 +134,43 @@ def test_unknown_database_scheme(capsys: pytest.CaptureFixture[str]) -> None:
 # ----------------------------------------------------------------------------- report paths
 
 
+# Special files are made in tmp_path, never /dev/null itself: a regression (or the code before
+# this check), run as root, would rename a regular file over the machine's /dev/null.
+
+
 def _fifo(tmp_path: Path) -> Path:
     path = tmp_path / "pipe"
     os.mkfifo(path)
     return path
 
 
+def _socket(tmp_path: Path) -> Path:
+    import socket
+
+    path = tmp_path / "sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.close()  # the socket file stays
+    return path
+
+
+def _link_to_fifo(tmp_path: Path) -> Path:
+    link = tmp_path / "link.json"
+    link.symlink_to(_fifo(tmp_path))
+    return link
+
+
 @pytest.mark.parametrize(
     "flag, where, says",
     [
-        ("--reproducers", lambda tmp: Path(os.devnull), "is not a folder"),
+        ("--reproducers", _fifo, "is not a folder"),
+        ("--reproducers", lambda tmp: tmp / "file", "is not a folder"),
         ("--json", lambda tmp: tmp, "is a directory"),
         ("--junit", lambda tmp: tmp, "is a directory"),
-        ("--sarif", lambda tmp: Path(os.devnull), "not a regular file"),
+        ("--sarif", _socket, "not a regular file"),
         ("--markdown", _fifo, "not a regular file"),
-        ("--json", lambda tmp: Path(os.devnull), "not a regular file"),
+        ("--json", _fifo, "not a regular file"),
+        ("--json", _link_to_fifo, "not a regular file"),
         ("--json", lambda tmp: tmp / "file" / "under-a-file.json", "Not a directory"),
     ],
 )
@@ -202,7 +224,15 @@ def test_reports_respect_the_umask(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- replaying files
 
 
+def _at_most_1_gib() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+
 def _replay_in_subprocess(path: Path) -> subprocess.CompletedProcess[str]:
+    """``replay path`` in a child with a timeout and 1 GiB of memory: a regression fails, it
+    neither hangs the suite nor reads /dev/zero into the machine's memory."""
     return subprocess.run(
         [sys.executable, "-m", "contract.cli", "replay", str(path)],
         capture_output=True,
@@ -211,11 +241,15 @@ def _replay_in_subprocess(path: Path) -> subprocess.CompletedProcess[str]:
         check=False,
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=_at_most_1_gib,
     )
 
 
-def test_replay_of_a_fifo_does_not_block(tmp_path: Path) -> None:
-    done = _replay_in_subprocess(_fifo(tmp_path))
+@pytest.mark.parametrize("special", [_fifo, lambda tmp: Path("/dev/zero")])
+def test_replay_of_a_fifo_or_device_does_not_block(
+    special: Callable[[Path], Path], tmp_path: Path
+) -> None:
+    done = _replay_in_subprocess(special(tmp_path))
     assert done.returncode == 2 and "not a regular file" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
@@ -223,7 +257,6 @@ def test_replay_of_a_fifo_does_not_block(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "content, says",
     [
-        (lambda tmp: Path("/dev/zero"), "not a regular file"),
         (lambda tmp: tmp, "is a directory"),
         (lambda tmp: _write(tmp, b"\x89PNG\r\n\x1a\n\x00\xff"), "not UTF-8"),
         (lambda tmp: _write(tmp, b"[" * 100_000), "nested deeper"),
