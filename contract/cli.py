@@ -367,10 +367,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     from contract.checking import replay
 
-    saved = reproducers.load(args.reproducer)
+    saved, lowered = reproducers.bounded(reproducers.load(args.reproducer))
     saved = replace(saved, target=reproducers.resolved_target(saved))
-    if saved.clamped and (args.timeout is None or args.memory_mb is None):
-        print(f"chunk-contract: note: {saved.clamped}", file=sys.stderr)
+    if lowered and (args.timeout is None or args.memory_mb is None):
+        print(f"chunk-contract: note: {lowered}", file=sys.stderr)
     return replay(saved, timeout=args.timeout, memory_mb=args.memory_mb)
 
 

@@ -153,7 +153,8 @@ class SharedDatabase:
     def delete(self, reproducers_: Iterable[reproducers.Reproducer]) -> None:
         """Remove entries that no longer fail."""
         for saved in reproducers_:
-            self.backend.delete(self.key(saved.target, saved.kind), reproducers.dumps(saved))
+            value = saved.raw if saved.raw is not None else reproducers.dumps(saved)
+            self.backend.delete(self.key(saved.target, saved.kind), value)
 
 
 #: The environment variable that names a shared database when ``--database`` is not given.

@@ -58,8 +58,8 @@ class Reproducer:
     seed: int | None = None
     #: The folder a relative ``file.py:attr`` target is found from (None: the current one).
     base: str | None = None
-    #: Why a limit the file asked for was lowered on reading (empty: none was).
-    clamped: str = field(default="", compare=False, repr=False)
+    #: The bytes it was parsed from, when it came from a shared database (to delete it by).
+    raw: bytes | None = field(default=None, compare=False, repr=False)
 
     def as_json(self) -> dict[str, Any]:
         """The JSON object of the reproducer file (strings as they are; see exactjson)."""
@@ -262,8 +262,8 @@ def dumps(reproducer: Reproducer) -> bytes:
 def parse(text: str | bytes, *, source: str = "<reproducer>") -> Reproducer:
     """A reproducer from its JSON text, checking its format, version and every field.
 
-    Limits are bounded: a timeout above the default is lowered to it and a missing or larger
-    memory cap becomes the default cap (``clamped`` says so), so a file can never lift a cap.
+    Limits are kept as written (within the bounds of contract.errors); :func:`bounded` lowers
+    them to the default caps before a replay.
     """
     source = errors.redact(source)
     data = _json(text, source)
@@ -274,7 +274,7 @@ def parse(text: str | bytes, *, source: str = "<reproducer>") -> Reproducer:
             f"{source}: reproducer version {data.get('version')!r}; this "
             f"chunk-contract reads version {VERSION}"
         )
-    return _fields(data, source)
+    return _fields(data, source, text)
 
 
 def _json(text: str | bytes, source: str) -> Any:
@@ -307,7 +307,7 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def _fields(data: dict[str, Any], source: str) -> Reproducer:
+def _fields(data: dict[str, Any], source: str, text: str | bytes) -> Reproducer:
     """Every field of a reproducer object, type- and bounds-checked (see contract.errors)."""
     from contract import registry
 
@@ -315,7 +315,7 @@ def _fields(data: dict[str, Any], source: str) -> Reproducer:
     kind = fields.choice("kind", ("text", "workbook"), default="text")
     invariant = fields.choice("invariant", tuple(registry.registry()))
     config = _config(data.get("config"), invariant, source)
-    timeout, memory_mb, clamped = _limits(data.get("limits"), source)
+    timeout, memory_mb = _limits(data.get("limits"), source)
     return Reproducer(
         target=fields.text("target", limit=MAX_TARGET_CHARS),
         invariant=invariant,
@@ -328,7 +328,7 @@ def _fields(data: dict[str, Any], source: str) -> Reproducer:
         chunks=_chunks(data.get("chunks"), source),
         seed=fields.integer("seed", limit=errors.MAX_SEED),
         base=fields.text("base", default=None, limit=MAX_TARGET_CHARS),
-        clamped=clamped,
+        raw=text if isinstance(text, bytes) else None,
     )
 
 
@@ -390,8 +390,8 @@ def _config(value: Any, invariant: str, source: str) -> Config:
     return config
 
 
-def _limits(value: Any, source: str) -> tuple[float, int, str]:
-    """(timeout, memory_mb, note): within bounds, and never above the default caps."""
+def _limits(value: Any, source: str) -> tuple[float, int | None]:
+    """(timeout, memory_mb) within the bounds of any setting (None: the file asks for no cap)."""
     if value is None:
         value = {}
     if not isinstance(value, dict) or set(value) - {"timeout", "memory_mb"}:
@@ -401,28 +401,34 @@ def _limits(value: Any, source: str) -> tuple[float, int, str]:
     try:
         timeout = errors.check_seconds("limits.timeout", value.get("timeout", 2.0),
                                        errors.MAX_TIMEOUT)
-        memory = value.get("memory_mb")
+        memory = value.get("memory_mb", errors.DEFAULT_MEMORY_MB)  # null: asks for no cap
         if memory is not None:
             memory = errors.check_int("limits.memory_mb", memory, errors.MIN_MEMORY_MB, 2**53)
     except errors.InvalidArgument as exc:
         raise ReproducerError(f"{source}: malformed reproducer: {exc}") from None
-    return _clamp(timeout, memory)
+    return timeout, memory
 
 
-def _clamp(timeout: float, memory: int | None) -> tuple[float, int, str]:
+def bounded(saved: Reproducer) -> tuple[Reproducer, str]:
+    """``saved`` with limits no higher than the default caps, and a note of what was lowered.
+
+    A reproducer can never lift a cap: a timeout above the default 2 s and a memory cap above
+    the default 1024 MiB, or none at all, are lowered to the defaults (flags raise them).
+    """
     notes = []
-    if timeout > DEFAULT_TIMEOUT:
+    if saved.timeout > DEFAULT_TIMEOUT:
         notes.append(
-            f"timeout {timeout:g} s lowered to {DEFAULT_TIMEOUT:g} s (--timeout raises it)"
+            f"timeout {saved.timeout:g} s lowered to {DEFAULT_TIMEOUT:g} s (--timeout raises it)"
         )
-    if memory is None or memory > errors.DEFAULT_MEMORY_MB:
-        asked = "no memory cap" if memory is None else f"memory_mb {memory}"
-        notes.append(f"{asked} lowered to {errors.DEFAULT_MEMORY_MB} MiB (--memory-mb raises it)")
-    return (
-        min(timeout, DEFAULT_TIMEOUT),
-        min(memory or errors.DEFAULT_MEMORY_MB, errors.DEFAULT_MEMORY_MB),
-        "; ".join(notes),
-    )
+    cap = errors.DEFAULT_MEMORY_MB
+    if saved.memory_mb is None or saved.memory_mb > cap:
+        asked = "no memory cap" if saved.memory_mb is None else f"memory_mb {saved.memory_mb}"
+        notes.append(f"{asked} lowered to {cap} MiB (--memory-mb raises it)")
+    limits = {
+        "timeout": min(saved.timeout, DEFAULT_TIMEOUT),
+        "memory_mb": min(saved.memory_mb or cap, cap),
+    }
+    return replace(saved, **limits), "; ".join(notes)
 
 
 def _document(value: Any, kind: str, source: str) -> Any:

@@ -357,7 +357,9 @@ def test_a_reproducer_cannot_lift_the_memory_cap(
 
 def test_a_reproducer_cannot_raise_the_timeout() -> None:
     saved = reproducers.parse(json.dumps(reproducer(limits={"timeout": 3000, "memory_mb": 10**6})))
-    assert saved.timeout == 2.0 and saved.memory_mb == 1024 and "lowered" in saved.clamped
+    assert (saved.timeout, saved.memory_mb) == (3000, 10**6)  # kept as written, for databases
+    bounded, note = reproducers.bounded(saved)
+    assert (bounded.timeout, bounded.memory_mb) == (2.0, 1024) and "lowered" in note
 
 
 def test_old_reproducers_stay_readable() -> None:
@@ -496,3 +498,14 @@ def test_a_closed_pipe_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(sys, "stdout", Closed())
     assert main(["list"]) == 1
+
+
+def test_a_fetched_entry_is_deleted_by_the_bytes_it_came_from() -> None:
+    """Entries of older versions (no ``base``) or with other limits are still deleted."""
+    shared = database.open_database(":memory:")
+    body = reproducer(limits={"timeout": 10.0, "memory_mb": None})
+    del body["message"]
+    key = shared.key(f"{PLUGINS}:slices", "text")
+    shared.backend.save(key, json.dumps(body).encode())
+    shared.delete(shared.fetch(f"{PLUGINS}:slices", "text"))
+    assert shared.fetch(f"{PLUGINS}:slices", "text") == []
