@@ -424,11 +424,9 @@ def bounded(saved: Reproducer) -> tuple[Reproducer, str]:
     if saved.memory_mb is None or saved.memory_mb > cap:
         asked = "no memory cap" if saved.memory_mb is None else f"memory_mb {saved.memory_mb}"
         notes.append(f"{asked} lowered to {cap} MiB (--memory-mb raises it)")
-    limits = {
-        "timeout": min(saved.timeout, DEFAULT_TIMEOUT),
-        "memory_mb": min(saved.memory_mb or cap, cap),
-    }
-    return replace(saved, **limits), "; ".join(notes)
+    timeout = min(saved.timeout, DEFAULT_TIMEOUT)
+    memory_mb = min(saved.memory_mb or cap, cap)
+    return replace(saved, timeout=timeout, memory_mb=memory_mb), "; ".join(notes)
 
 
 def _document(value: Any, kind: str, source: str) -> Any:
