@@ -509,3 +509,19 @@ def test_a_fetched_entry_is_deleted_by_the_bytes_it_came_from() -> None:
     shared.backend.save(key, json.dumps(body).encode())
     shared.delete(shared.fetch(f"{PLUGINS}:slices", "text"))
     assert shared.fetch(f"{PLUGINS}:slices", "text") == []
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("redis://me:pa@ss@host:6379/0", "redis://me:***@host:6379/0"),
+        ("rediss://:secret@host", "rediss://:***@host"),
+        ("redis://secret@host/0", "redis://***@host/0"),
+        ("unix://me:secret@/tmp/redis.sock", "unix://me:***@/tmp/redis.sock"),
+        ("redis://host:6379/0", "redis://host:6379/0"),
+    ],
+)
+def test_secrets_are_masked(text: str, shown: str) -> None:
+    from contract.errors import one_line, redact
+
+    assert redact(text) == shown and one_line(f"bad\n{text}") == f"bad {shown}"
