@@ -3,46 +3,66 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from contract import registry, reproducers
-from contract.config_file import ConfigError
-from contract.database import DatabaseError, database_spec
+from contract import errors, registry, reproducers
+from contract.database import database_spec
 from contract.engine import reaper
+from contract.errors import UsageError
 from contract.model import Config
-from contract.plugins import Plugin, TargetError, load
-from contract.profiles import ENV_VAR, PROFILES, ProfileError
+from contract.plugins import Plugin, load
+from contract.profiles import ENV_VAR, PROFILES
 
 EXIT_PASSED, EXIT_VIOLATED, EXIT_USAGE = 0, 1, 2
 
-
-class UsageError(Exception):
-    """Bad flags, targets or files: one line on stderr and exit 2."""
+__all__ = ["EXIT_PASSED", "EXIT_USAGE", "EXIT_VIOLATED", "UsageError", "build_parser", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are UsageErrors (one line, exit 2) instead of exits."""
+
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
+        command = self.prog.removeprefix("chunk-contract").strip()
+        hint = f" (see chunk-contract {command} --help)" if command else " (see --help)"
+        raise UsageError(f"{message}{hint}")
 
 
 def _ids(text: str) -> tuple[str, ...]:
     return tuple(i.strip() for i in text.split(",") if i.strip())
 
 
-def _positive(kind: type) -> Any:
-    def parse(text: str) -> Any:
+def _setting(name: str, parse: Any) -> Any:
+    """An argparse type: ``parse`` the text, then check it against ``name``'s bounds."""
+
+    def convert(text: str) -> Any:
         try:
-            value = kind(text)
+            value = parse(text.strip())
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-        return value
+        try:
+            return errors.check_setting(name, value, label="the value")
+        except errors.InvalidArgument as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
-    return parse
+    return convert
+
+
+def _size(text: str) -> int:
+    """``--max-size`` / ``--overlap`` of ``check``: any integer of sane size (degenerate ones
+    are checked as config_validation)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if abs(value) > errors.MAX_SIZE:
+        raise argparse.ArgumentTypeError(
+            f"must be between {-errors.MAX_SIZE} and {errors.MAX_SIZE}, got {text}"
+        )
+    return value
 
 
 def _jobs(text: str) -> int:
@@ -56,15 +76,56 @@ def _jobs(text: str) -> int:
         ) from None
 
 
+def version() -> str:
+    """The installed distribution's version, else the package's ``__version__``."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("chunk-contract")
+    except importlib.metadata.PackageNotFoundError:
+        import contract
+
+        return str(getattr(contract, "__version__", "unknown"))
+
+
+_TARGET_HELP = (
+    "the chunker: path/to/file.py:attr, module:attr, or a registered plugin name (SPEC §1)"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """The ``chunk-contract`` parser: one subcommand each for run, check, replay, matrix, list."""
     parser = _Parser(prog="chunk-contract", description="Check a chunker against the contract.")
+    parser.add_argument(
+        "--version", action="version", version=f"chunk-contract {version()}",
+        help="print the version and exit",
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    run = sub.add_parser("run", help="generate documents and check every invariant")
+    _run_parser(sub.add_parser("run", help="generate documents and check every invariant"))
+    _check_parser(sub.add_parser("check", help="check the invariants on your own files"))
+    replay = sub.add_parser("replay", help="re-run a saved counterexample")
+    replay.add_argument("reproducer", metavar="REPRODUCER", help="a reproducer .json file")
+    replay.add_argument(
+        "--emit-pytest", metavar="PATH",
+        help="instead of replaying, write a standalone pytest regression test to PATH that "
+        "fails while the bug is there and passes once it is fixed",
+    )
+    _limits(replay, defaults=False)
+    _matrix_parser(sub.add_parser("matrix", help="run several targets and print one table"))
+    listing = sub.add_parser("list", help="list the invariants (and adapters)")
+    listing.add_argument("--adapters", action="store_true", help="list the registered plugins")
+    return parser
+
+
+def _run_parser(run: argparse.ArgumentParser) -> None:
     run.add_argument(
-        "target", nargs="?", help="default: the targets of [tool.chunk-contract] in pyproject.toml"
+        "target",
+        nargs="?",
+        metavar="TARGET",
+        help=f"{_TARGET_HELP}; default: the targets of [tool.chunk-contract] in pyproject.toml",
     )
     _reports(run)
-    run.add_argument("--junit", metavar="PATH")
+    run.add_argument("--junit", metavar="PATH", help="write a JUnit XML report (CI test tab)")
     run.add_argument("--sarif", metavar="PATH", help="write a SARIF 2.1.0 log (code scanning)")
     run.add_argument("--markdown", metavar="PATH", help="write a markdown summary (CI page)")
     run.add_argument("--html", metavar="PATH",
@@ -75,14 +136,15 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"budgets: {'; '.join(p.describe() for p in PROFILES.values())} "
         f"(default ${ENV_VAR}, else pyproject.toml)",
     )
+    _budget(run, default=None, help="examples to explore (default 200, or the profile's)")
+    _seed(run)
+    _limits(run, defaults=False)  # None: the table's, else 2 s / 1024 MiB
     run.add_argument(
-        "--max-examples", type=_positive(int), default=None, help="default 200, or the profile's"
+        "--only", type=_ids, default=(), metavar="ID,...", help="check only these invariants"
     )
-    run.add_argument("--seed", type=int)
-    _limits(run)
-    run.set_defaults(timeout=None, memory_mb=None)  # None: pyproject.toml's, else 2 s / 1024
-    run.add_argument("--only", type=_ids, default=(), metavar="ID,...")
-    run.add_argument("--skip", type=_ids, default=(), metavar="ID,...")
+    run.add_argument(
+        "--skip", type=_ids, default=(), metavar="ID,...", help="do not check these invariants"
+    )
     run.add_argument(
         "--reproducers",
         metavar="DIR",
@@ -110,35 +172,56 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="allow -n above the number of CPUs (up to 8 per CPU)",
     )
-    check = sub.add_parser("check", help="check the invariants on your own files")
-    check.add_argument("target")
-    check.add_argument("files", nargs="+", metavar="FILE")
-    check.add_argument("--max-size", type=int, required=True)
-    check.add_argument("--overlap", type=int, default=0)
+
+
+def _check_parser(check: argparse.ArgumentParser) -> None:
+    check.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    check.add_argument(
+        "files", nargs="+", metavar="FILE", help="UTF-8 text files (.xlsx for workbook plugins)"
+    )
+    check.add_argument(
+        "--max-size", type=_size, required=True, metavar="N",
+        help="the chunk size cap passed to the chunker (0 or less: checked as config_validation)",
+    )
+    check.add_argument(
+        "--overlap", type=_size, default=0, metavar="N", help="the overlap passed (default 0)"
+    )
     _reports(check)
     _limits(check)
-    replay = sub.add_parser("replay", help="re-run a saved counterexample")
-    replay.add_argument("reproducer")
-    replay.add_argument(
-        "--emit-pytest", metavar="PATH",
-        help="instead of replaying, write a standalone pytest regression test to PATH that "
-        "fails while the bug is there and passes once it is fixed",
-    )
-    _limits(replay, defaults=False)
-    matrix = sub.add_parser("matrix", help="run several targets and print one table")
-    matrix.add_argument("targets", nargs="+", metavar="TARGET")
-    matrix.add_argument("--max-examples", type=_positive(int), default=200)
-    matrix.add_argument("--seed", type=int)
+
+
+def _matrix_parser(matrix: argparse.ArgumentParser) -> None:
+    matrix.add_argument("targets", nargs="+", metavar="TARGET", help=_TARGET_HELP)
+    _budget(matrix, default=200, help="examples to explore per target (default 200)")
+    _seed(matrix)
     _limits(matrix)
     matrix.add_argument("--json", metavar="DIR", help="write one JSON report per target here")
     _database(matrix)
-    listing = sub.add_parser("list", help="list the invariants (and adapters)")
-    listing.add_argument("--adapters", action="store_true", help="list the registered plugins")
-    return parser
+
+
+def _budget(parser: argparse.ArgumentParser, *, default: int | None, help: str) -> None:
+    parser.add_argument(
+        "--max-examples",
+        type=_setting("max_examples", int),
+        default=default,
+        metavar="N",
+        help=f"{help}; at most {errors.MAX_EXAMPLES}",
+    )
+
+
+def _seed(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--seed",
+        type=_setting("seed", int),
+        metavar="N",
+        help="repeat a run exactly (default: a random seed, printed in the report)",
+    )
 
 
 def _reports(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", metavar="PATH")
+    parser.add_argument(
+        "--json", metavar="PATH", help="write the JSON report (SPEC §7) to PATH"
+    )
 
 
 def _database(parser: argparse.ArgumentParser) -> None:
@@ -154,16 +237,18 @@ def _database(parser: argparse.ArgumentParser) -> None:
 def _limits(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
     parser.add_argument(
         "--timeout",
-        type=_positive(float),
+        type=_setting("timeout", float),
         default=2.0 if defaults else None,
         metavar="SECONDS",
-        help="per-call limit (default 2)",
+        help=f"per-call limit (default 2; at most {errors.MAX_TIMEOUT:g})",
     )
     parser.add_argument(
         "--memory-mb",
-        type=_positive(int),
-        default=1024 if defaults else None,
-        help="worker memory limit above its start size (default 1024)",
+        type=_setting("memory_mb", int),
+        default=errors.DEFAULT_MEMORY_MB if defaults else None,
+        metavar="MIB",
+        help=f"worker memory limit above its start size (default {errors.DEFAULT_MEMORY_MB}; "
+        f"from {errors.MIN_MEMORY_MB} to the physical memory)",
     )
 
 
@@ -171,28 +256,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``chunk-contract`` console script."""
     try:
         args = build_parser().parse_args(argv)
-        handler = {
-            "run": cmd_run,
-            "check": cmd_check,
-            "replay": cmd_replay,
-            "list": cmd_list,
-            "matrix": cmd_matrix,
-        }
         with reaper.handling_signals():
-            return handler[args.command](args)
+            return _HANDLERS[args.command](args)
     except reaper.Interrupted as exc:  # outside a run's own handling: nothing to report
         print(f"chunk-contract: {exc.reason}; stopped every process it started", file=sys.stderr)
         return EXIT_USAGE
-    except (UsageError, TargetError, reproducers.ReproducerError, ConfigError, ProfileError,
-            DatabaseError) as exc:
-        print(f"chunk-contract: error: {exc}", file=sys.stderr)
+    except UsageError as exc:
+        print(f"chunk-contract: error: {errors.one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyError as exc:  # unknown invariant ids from --only / --skip
-        print(f"chunk-contract: error: {exc.args[0]}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:  # before the handlers were installed
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_VIOLATED
+    except KeyboardInterrupt:
         print("chunk-contract: interrupted", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at devnull: the reader went away (``| head``), and the interpreter's final
+    flush must not raise a second BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout is no real file (a test's capture)
+        pass
 
 
 def _load(target: str) -> Plugin:
@@ -200,6 +290,7 @@ def _load(target: str) -> Plugin:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """``run``: explore generated documents against TARGET, or the declared targets."""
     from contract.parallel import check_jobs
     from contract.project import run_command
 
@@ -212,18 +303,25 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
+    """``matrix``: run every target, print one invariant x chunker table."""
+    from contract.database import open_database
     from contract.reporting import ProgressPrinter, TextReport
     from contract.reporting.json_report import report_json
     from contract.reporting.matrix import render_matrix, short_name
     from contract.runner import RunSettings, run
 
     plugins = [_load(target) for target in args.targets]  # every target resolves, or exit 2
+    if args.json:
+        reproducers.output_folder(args.json, what="--json")
+    spec = database_spec(args)
+    if spec:
+        open_database(spec)  # a bad spec is a usage error, before anything runs
     settings = RunSettings(
         max_examples=args.max_examples,
         seed=args.seed,
         timeout=args.timeout,
         memory_mb=args.memory_mb,
-        example_database=database_spec(args),
+        example_database=spec,
     )
     results = []
     for plugin in plugins:
@@ -232,7 +330,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             TextReport(sys.stderr)(_finished(result))
         if args.json:
             name = "".join(c if c.isalnum() else "-" for c in short_name(plugin.target))
-            reproducers.write_atomic(Path(args.json) / f"{name}.json", report_json(result))
+            path = Path(args.json) / f"{name}.json"
+            reproducers.write_atomic(path, report_json(result), exact=True)
         results.append(result)
         if result.interrupted:
             break  # a signal stops the whole command
@@ -249,8 +348,14 @@ def _finished(result: Any) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from contract.checking import check_files
+    """``check``: every invariant on the user's own files, with one config."""
+    from contract.checking import REPRODUCERS, check_files
 
+    for path in args.files:
+        _readable_file(path)
+    if args.json:
+        reproducers.output_path(args.json, what="--json")
+    reproducers.output_folder(REPRODUCERS, what="the reproducer folder")
     plugin = _load(args.target)
     return check_files(
         plugin,
@@ -262,7 +367,30 @@ def cmd_check(args: argparse.Namespace) -> int:
     )
 
 
+def _readable_file(path: str) -> None:
+    """A FILE of ``check`` exists and is a regular file, or a one-line usage error."""
+    try:
+        _readable(Path(path), path)
+    except (OSError, ValueError) as exc:
+        detail = getattr(exc, "strerror", "") or exc
+        raise UsageError(f"{path[:80]!r}: cannot read: {detail}") from None
+
+
+def _readable(file: Path, path: str) -> None:
+    if file.is_dir():
+        raise UsageError(f"{path}: is a directory; give the files in it")
+    if not file.exists():
+        raise UsageError(f"{path}: no such file")
+    if not file.is_file():
+        raise UsageError(f"{path}: not a regular file (a FIFO, device or socket)")
+    if not os.access(file, os.R_OK):
+        raise UsageError(f"{path}: cannot read: permission denied")
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
+    """``replay``: run one saved counterexample again (exit 1 while it still fails)."""
+    from dataclasses import replace
+
     from contract.checking import replay
 
     if args.emit_pytest:
@@ -271,9 +399,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
         written = emit_pytest(reproducers.load(args.reproducer), Path(args.emit_pytest),
                               source=args.reproducer)
         print(f"wrote {written}: run it with pytest {written}")
-        return 0
+        return EXIT_PASSED
 
-    saved = reproducers.load(args.reproducer)
+    saved, lowered = reproducers.bounded(reproducers.load(args.reproducer))
+    saved = replace(saved, target=reproducers.resolved_target(saved))
+    if lowered and (args.timeout is None or args.memory_mb is None):
+        print(f"chunk-contract: note: {lowered}", file=sys.stderr)
     return replay(saved, timeout=args.timeout, memory_mb=args.memory_mb)
 
 
@@ -305,6 +436,14 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{rule_id:<{width}}  [{tags}]  {rule.rule}")
     return EXIT_PASSED
 
+
+_HANDLERS = {
+    "run": cmd_run,
+    "check": cmd_check,
+    "replay": cmd_replay,
+    "list": cmd_list,
+    "matrix": cmd_matrix,
+}
 
 if __name__ == "__main__":
     sys.exit(main())

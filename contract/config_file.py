@@ -34,6 +34,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from contract import errors
+
 if TYPE_CHECKING:
     from contract.plugins import Plugin
     from contract.profiles import Profile
@@ -43,7 +45,7 @@ TABLE = "chunk-contract"
 DEFAULT_SKIP_REASON = "skipped in [tool.chunk-contract]"
 
 
-class ConfigError(Exception):
+class ConfigError(errors.UsageError):
     """A malformed ``[tool.chunk-contract]`` table: a usage error, one line."""
 
 
@@ -112,16 +114,24 @@ class ProjectConfig:
         profile: Profile | None,
         *,
         overrides: Mapping[str, Any] | None = None,
+        profile_explicit: bool = False,
     ) -> RunSettings:
-        """RunSettings for ``entry``: profile, then table, then entry, then ``overrides``.
+        """RunSettings for ``entry``; the one place settings are layered (README, Profiles).
 
-        ``overrides`` holds explicit values (command-line flags, keyword arguments); None
-        means "not given". ``only`` replaces the declared selection; ``skip`` adds to it.
+        Lowest first: the built-in defaults, the profile, the table, the entry, ``overrides``
+        (explicit values: flags, the environment, keyword arguments; None means "not given").
+        A profile chosen explicitly (a flag or $CHUNK_CONTRACT_PROFILE: ``profile_explicit``)
+        goes above the table and the entry instead, so ``--profile nightly`` gets the nightly
+        budget even when the table sets max-examples. ``only`` replaces the declared selection;
+        ``skip`` adds to it.
         """
         from contract import profiles
 
         given = {k: v for k, v in (overrides or {}).items() if v is not None and v != ()}
         values: dict[str, Any] = {**self.budgets, **entry.budgets}
+        if profile is not None and profile_explicit:
+            for key in profiles.BUDGET_FIELDS:
+                values.pop(key, None)
         only = given.pop("only", None) or entry.only or self.only
         skip = (*self.skip_reasons(entry), *given.pop("skip", ()))
         values.update(given)
@@ -174,7 +184,7 @@ def parse(table: Any, path: Path) -> ProjectConfig:
     if profile is not None:
         from contract.profiles import PROFILES
 
-        if profile not in PROFILES:
+        if not isinstance(profile, str) or profile not in PROFILES:
             raise ConfigError(f"{where}: unknown profile {profile!r}; known: {', '.join(PROFILES)}")
     entries = [
         _entry(item, f"{where} targets[{i}]")
@@ -271,16 +281,12 @@ def _skips(value: Any, where: str) -> dict[str, str]:
 
 def _budgets(table: Mapping[str, Any], where: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key, (kind, description) in _BUDGETS.items():
-        if key not in table:
-            continue
-        value: Any = table[key]
-        typed = isinstance(value, kind) and not isinstance(value, bool)
-        if not typed or (key != "seed" and value <= 0):
-            raise ConfigError(
-                f"{where}: {key.replace('_', '-')} must be {description}, got {value!r}"
-            )
-        out[key] = value if kind is int else float(value)
+    for key in _BUDGETS:
+        if key in table:
+            try:
+                out[key] = errors.check_setting(key, table[key])
+            except errors.InvalidArgument as exc:
+                raise ConfigError(f"{where}: {exc}") from None
     for key, description in _SWITCHES.items():
         if key in table:
             if not isinstance(table[key], bool):

@@ -21,11 +21,13 @@ shared entry that no longer fails is deleted, as Hypothesis does with its own en
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from contract import reproducers
+from contract import errors, reproducers
+from contract.errors import UsageError
 from contract.model import Config
 
 if TYPE_CHECKING:
@@ -47,10 +49,12 @@ def known_failures(folder: Path | None, target: str, kind: str) -> list[tuple[An
         return []
     found: list[tuple[Any, Config]] = []
     seen: set[str] = set()
+    bad = _BadEntries(str(folder))
     for path in files:
         try:
             saved = reproducers.load(path)
-        except reproducers.ReproducerError:
+        except reproducers.ReproducerError as exc:
+            bad.note(exc)
             continue
         if saved.target != target or saved.kind != kind or saved.invariant == "scales_linearly":
             continue
@@ -61,7 +65,32 @@ def known_failures(folder: Path | None, target: str, kind: str) -> list[tuple[An
         found.append((saved.document, saved.config))
         if len(found) >= MAX_REPLAYED:
             break
+    bad.warn()
     return found
+
+
+class _BadEntries:
+    """Reproducers of ours that cannot be read: skipped, and told in one warning line."""
+
+    def __init__(self, where: str) -> None:
+        self.where = errors.redact(where)
+        self.count = 0
+        self.first = ""
+
+    def note(self, exc: reproducers.ReproducerError) -> None:
+        """Count ``exc``, unless it is a file of another kind or version (left alone quietly)."""
+        if not isinstance(exc, reproducers.ForeignFile):
+            self.count += 1
+            self.first = self.first or errors.one_line(str(exc))
+
+    def warn(self) -> None:
+        """One line on stderr when any entry was skipped; never fatal."""
+        if self.count:
+            print(
+                f"chunk-contract: warning: {self.where}: skipped {self.count} unreadable "
+                f"reproducer(s), first: {self.first}",
+                file=sys.stderr,
+            )
 
 
 def _mtime(path: Path) -> float:
@@ -74,7 +103,7 @@ def _mtime(path: Path) -> float:
 # ----------------------------------------------------------------------------- shared
 
 
-class DatabaseError(Exception):
+class DatabaseError(UsageError):
     """A shared database that cannot be opened: a usage error, reported before anything runs."""
 
 
@@ -93,7 +122,7 @@ class SharedDatabase:
         self.spec = spec
 
     def __repr__(self) -> str:
-        return f"SharedDatabase({self.spec!r})"
+        return f"SharedDatabase({errors.redact(self.spec)!r})"
 
     @staticmethod
     def key(target: str, kind: str) -> bytes:
@@ -103,13 +132,16 @@ class SharedDatabase:
     def fetch(self, target: str, kind: str) -> list[reproducers.Reproducer]:
         """The readable reproducers of ``target``, smallest document first (at most 32)."""
         found = []
+        bad = _BadEntries(self.spec)
         for value in self.backend.fetch(self.key(target, kind)):
             try:
                 saved = reproducers.parse(value, source=self.spec)
-            except reproducers.ReproducerError:
-                continue  # another version's entry, or not ours: leave it alone
+            except reproducers.ReproducerError as exc:
+                bad.note(exc)  # another version's entry, or not ours, is left alone quietly
+                continue
             if saved.target == target and saved.kind == kind:
                 found.append(saved)
+        bad.warn()
         found.sort(key=lambda r: (len(repr(r.document)), repr(r.document)))
         return found[:MAX_REPLAYED]
 
@@ -121,7 +153,8 @@ class SharedDatabase:
     def delete(self, reproducers_: Iterable[reproducers.Reproducer]) -> None:
         """Remove entries that no longer fail."""
         for saved in reproducers_:
-            self.backend.delete(self.key(saved.target, saved.kind), reproducers.dumps(saved))
+            value = saved.raw if saved.raw is not None else reproducers.dumps(saved)
+            self.backend.delete(self.key(saved.target, saved.kind), value)
 
 
 #: The environment variable that names a shared database when ``--database`` is not given.
@@ -139,6 +172,11 @@ def open_database(spec: str) -> SharedDatabase:
         raise DatabaseError("--database needs a folder or a redis:// URL")
     if spec.startswith(_REDIS_SCHEMES):
         return SharedDatabase(_redis(spec), spec)
+    if "://" in spec:
+        raise DatabaseError(
+            f"--database {errors.redact(spec)}: unknown URL scheme; give a folder or a "
+            "redis://HOST:PORT/N URL"
+        )
     from hypothesis.database import DirectoryBasedExampleDatabase, InMemoryExampleDatabase
 
     if spec == ":memory:":
@@ -146,23 +184,30 @@ def open_database(spec: str) -> SharedDatabase:
     folder = Path(spec).expanduser()
     if folder.exists() and not folder.is_dir():
         raise DatabaseError(f"--database {spec}: not a folder (give a folder or a redis:// URL)")
+    try:
+        reproducers.output_folder(folder, what=f"--database {spec}")
+    except UsageError as exc:
+        raise DatabaseError(str(exc)) from None
     return SharedDatabase(DirectoryBasedExampleDatabase(str(folder)), spec)
 
 
 def _redis(url: str) -> ExampleDatabase:
+    shown = errors.redact(url)
     try:
         import redis
         from hypothesis.extra.redis import RedisExampleDatabase
     except ImportError:
         raise DatabaseError(
-            f"--database {url}: the Redis database needs the redis package "
+            f"--database {shown}: the Redis database needs the redis package "
             "(pip install 'chunk-contract[redis]')"
         ) from None
-    client = redis.Redis.from_url(
-        url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
-    )
     try:
+        client = redis.Redis.from_url(
+            url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
+        )
         client.ping()
-    except redis.RedisError as exc:
-        raise DatabaseError(f"--database {url}: cannot reach the Redis server: {exc}") from None
+    except (redis.RedisError, ValueError, OSError) as exc:
+        raise DatabaseError(
+            f"--database {shown}: cannot reach the Redis server: {errors.redact(str(exc))}"
+        ) from None
     return RedisExampleDatabase(client, key_prefix=b"")

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from contract.errors import UsageError
 from contract.model import Declarations
 
 ENTRY_POINT_GROUP = "chunk_contract.plugins"
 
 
-class TargetError(Exception):
+class TargetError(UsageError):
     """A target that cannot be imported, resolved or called: a usage error, never a violation."""
 
 

@@ -5,8 +5,10 @@ budgets. It is chosen, first match wins, by an explicit flag (``chunk-contract r
 ``pytest --chunk-contract-profile``, ``contract_tests(profile=...)``), then the environment
 variable ``CHUNK_CONTRACT_PROFILE``, then ``profile`` in ``[tool.chunk-contract]``. With none
 of them a run keeps the built-in defaults (200 examples, a random seed, 45 s + 10 s a shrink).
-Explicit budgets (``--max-examples``, ``--seed``, ``max-examples`` in pyproject.toml) override
-what the profile says.
+Explicit budgets (``--max-examples``, ``--seed``) override what the profile says. A profile
+chosen explicitly (flag or environment) also overrides the budgets of ``[tool.chunk-contract]``;
+a profile named only in the table is below the table's own budgets (see
+``ProjectConfig.settings``, the one place the layers are resolved).
 
 This module imports nothing heavy: the pytest plugin reads it at load time.
 """
@@ -18,6 +20,8 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from contract.errors import UsageError
 
 if TYPE_CHECKING:
     from contract.runner import RunSettings
@@ -73,7 +77,7 @@ PROFILES: dict[str, Profile] = {
 }
 
 
-class ProfileError(ValueError):
+class ProfileError(UsageError, ValueError):
     """An unknown profile name: a usage error."""
 
 
@@ -94,6 +98,24 @@ def choose(
     env = (os.environ if environ is None else environ).get(ENV_VAR, "").strip()
     name = explicit or env or declared
     return get(name) if name else None
+
+
+def chosen(
+    explicit: str | None = None,
+    declared: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Profile | None, bool]:
+    """(the profile in force, whether a flag or the environment chose it) — see :func:`choose`.
+
+    An explicitly chosen profile's budgets go above the table's (ProjectConfig.settings).
+    """
+    env = (os.environ if environ is None else environ).get(ENV_VAR, "").strip()
+    profile = choose(explicit, declared, environ)
+    return profile, bool(explicit or env)
+
+
+#: The settings a profile sets (besides its name).
+BUDGET_FIELDS = ("max_examples", "derandomize", "explore_seconds", "shrink_seconds")
 
 
 def stable_seed(target: str) -> int:

@@ -13,19 +13,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from contract import config_file, profiles
-from contract.config_file import ConfigError, ProjectConfig
-from contract.database import database_spec, open_database
+from contract import config_file, profiles, reproducers
+from contract.config_file import ConfigError, ProjectConfig, TargetEntry
+from contract.database import ENV_VAR as DATABASE_ENV
+from contract.database import open_database
 from contract.plugins import Plugin
 
 
 def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The run settings the flags set explicitly (None: not given)."""
+    """The run settings the flags set explicitly (None: not given), as plain values."""
     return {
         "max_examples": args.max_examples,
         "seed": args.seed,
@@ -34,7 +35,7 @@ def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "only": tuple(args.only),
         "skip": tuple(args.skip),
         "reproducers": Path(args.reproducers) if args.reproducers else None,
-        "example_database": database_spec(args),
+        "example_database": getattr(args, "database", None),
         "corpus": False if getattr(args, "no_corpus", False) else None,
     }
 
@@ -43,29 +44,61 @@ def plan(
     args: argparse.Namespace, project: ProjectConfig | None = None
 ) -> list[tuple[Plugin, Any, dict[str, str]]]:
     """(plugin, RunSettings, skip reasons) for each target this command runs."""
-    project = project if project is not None else config_file.find()
-    if args.target:
-        entries = [project.entry(args.target)]
-        base = Path.cwd()  # a target on the command line is relative to where it was typed
-    elif project.targets:
-        entries = list(project.targets)
-        base = project.base
-    else:
-        where = f" ({project.path} has none)" if project.path else ""
-        raise ConfigError(
-            f"no TARGET given and no targets declared in [tool.chunk-contract] of "
-            f"a pyproject.toml{where}"
-        )
-    profile = profiles.choose(args.profile, project.profile)
-    overrides = settings_overrides(args)
+    return resolve(
+        target=args.target,
+        profile=args.profile,
+        flags=settings_overrides(args),
+        project=project if project is not None else config_file.find(),
+        environ=os.environ,
+    )
+
+
+def resolve(
+    *,
+    target: str | None,
+    profile: str | None,
+    flags: Mapping[str, Any],
+    project: ProjectConfig,
+    environ: Mapping[str, str],
+) -> list[tuple[Plugin, Any, dict[str, str]]]:
+    """The targets to run with their settings, from plain values: flag > environment >
+    ``[tool.chunk-contract]`` > profile > default (an explicit profile above the table)."""
+    entries, base = _entries(target, project)
+    chosen, explicit = profiles.chosen(profile, project.profile, environ)
+    given = dict(flags)
+    if not given.get("example_database"):
+        given["example_database"] = environ.get(DATABASE_ENV) or None
     jobs = []
     for entry in entries:
         plugin = config_file.load_target(entry.target, base)
-        settings = project.settings(entry, profile, overrides=overrides)
+        settings = project.settings(entry, chosen, overrides=given, profile_explicit=explicit)
         if settings.example_database:
             open_database(settings.example_database)  # a bad spec is a usage error, up front
+        if settings.reproducers is not None:
+            reproducers.output_folder(settings.reproducers, what="the reproducer folder")
         jobs.append((plugin, settings, project.skip_reasons(entry)))
     return jobs
+
+
+def _entries(target: str | None, project: ProjectConfig) -> tuple[list[TargetEntry], Path]:
+    if target:  # a target on the command line is relative to where it was typed
+        return [project.entry(target)], Path.cwd()
+    if project.targets:
+        return list(project.targets), project.base
+    where = f" ({project.path} has none)" if project.path else ""
+    raise ConfigError(
+        f"no TARGET given and no targets declared in [tool.chunk-contract] of "
+        f"a pyproject.toml{where}"
+    )
+
+
+def _report_paths(args: argparse.Namespace) -> None:
+    """Every report path of the command is checked before anything runs (with several
+    targets the JSON reports are written beside ``--json``, so its folder is what counts)."""
+    for flag in ("json", "junit", "sarif", "markdown"):
+        value = getattr(args, flag, None)
+        if value:
+            reproducers.output_path(value, what=f"--{flag}")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -78,6 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
     from contract.runner import run
 
     jobs = plan(args)
+    _report_paths(args)
     results = []
     for plugin, settings, reasons in jobs:
         listeners: list[Any] = [TextReport()]
@@ -128,12 +162,5 @@ def _write_junit(path: Path, roots: list[ET.Element]) -> None:
     for root in roots:
         merged.extend(root.findall("testsuite"))
     ET.indent(merged)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    try:
-        ET.ElementTree(merged).write(temp, encoding="utf-8", xml_declaration=True)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    data = ET.tostring(merged, encoding="utf-8", xml_declaration=True)
+    reproducers.write_bytes_atomic(path, data)

@@ -190,7 +190,9 @@ def pytest_collection_modifyitems(
     only, skip = config.getoption("chunk_contract_only"), config.getoption("chunk_contract_skip")
     try:
         select(only, skip)
-        profile = profiles.choose(config.getoption("chunk_contract_profile"), project.profile)
+        profile, explicit = profiles.chosen(
+            config.getoption("chunk_contract_profile"), project.profile
+        )
     except (KeyError, profiles.ProfileError) as exc:
         raise pytest.UsageError(f"chunk-contract: {exc.args[0]}") from None
     overrides = {
@@ -204,7 +206,8 @@ def pytest_collection_modifyitems(
         plugin = testing.resolve(target, base)
         entry = project.entry(target)
         settings = testing.for_this_session(
-            project.settings(entry, profile, overrides=overrides), config
+            project.settings(entry, profile, overrides=overrides, profile_explicit=explicit),
+            config,
         )
         collector = ContractTarget.from_parent(
             session,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from contract.errors import UnknownInvariant
 from contract.model import Case, Violation
 
 Check = Callable[[Case], Iterable[Violation]]
@@ -121,7 +122,7 @@ def get(id: str) -> Invariant:
     """The invariant registered under ``id``, or a KeyError listing the known ids."""
     rules = registry()
     if id not in rules:
-        raise KeyError(f"unknown invariant {id!r}; known: {', '.join(rules)}")
+        raise UnknownInvariant(f"unknown invariant {id!r}; known: {', '.join(rules)}")
     return rules[id]
 
 
@@ -131,6 +132,8 @@ def select(only: Iterable[str] = (), skip: Iterable[str] = ()) -> list[str]:
     only, skip = list(only), list(skip)
     unknown = [i for i in [*only, *skip] if i not in rules]
     if unknown:
-        raise KeyError(f"unknown invariant id(s) {', '.join(unknown)}; known: {', '.join(rules)}")
+        raise UnknownInvariant(
+            f"unknown invariant id(s) {', '.join(unknown)}; known: {', '.join(rules)}"
+        )
     chosen = only or list(rules)
     return [i for i in rules if i in chosen and i not in skip]

@@ -221,13 +221,17 @@ def contract_tests(
     @pytest.mark.parametrize("invariant", applicable_ids(plugin))
     def test_contract(invariant: str, request: pytest.FixtureRequest) -> None:
         option = request.config.getoption
-        chosen = profiles.choose(profile or option("chunk_contract_profile", None), project.profile)
+        chosen, explicit_profile = profiles.chosen(
+            profile or option("chunk_contract_profile", None), project.profile
+        )
         flags = {
             "max_examples": option("chunk_contract_max_examples", None),
             "seed": option("chunk_contract_seed", None),
         }
         overrides = {**flags, **{k: v for k, v in explicit.items() if v is not None}}
-        settings = project.settings(entry, chosen, overrides=overrides)
+        settings = project.settings(
+            entry, chosen, overrides=overrides, profile_explicit=explicit_profile
+        )
         settings = for_this_session(settings, request.config)
         settle(result_for(plugin, settings, project.skip_reasons(entry)), invariant)
 

@@ -1,4 +1,8 @@
-"""The JSON report of SPEC §7 (plus a few extension keys), written whole."""
+"""The JSON report of SPEC §7 (plus a few extension keys), written whole.
+
+Strings are written by contract.exactjson: one holding a surrogate code point is an object
+``{"$str": [...]}``, so separated surrogates read back exactly (README, JSON report).
+"""
 
 from __future__ import annotations
 
@@ -68,4 +72,4 @@ class JsonReport:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Finished):
-            write_atomic(self.path, report_json(event.result))
+            write_atomic(self.path, report_json(event.result), exact=True)

@@ -91,19 +91,9 @@ def _target(result: RunResult) -> list[str]:
 
 def write_markdown(path: str | Path, results: Iterable[RunResult]) -> None:
     """Write the summary to ``path`` (a temporary file, then a rename)."""
-    import os
-    import tempfile
+    from contract.reproducers import write_bytes_atomic
 
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(render_markdown(results))
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_bytes_atomic(path, render_markdown(results).encode("utf-8"))
 
 
 class MarkdownReport:

@@ -34,3 +34,9 @@ def aborts(document, *, max_size, overlap):
 
 
 not_callable = 42
+
+
+def hog(document, *, max_size, overlap):
+    """Correct output, but it needs 2 GiB on every call: above the default memory cap it fails."""
+    block = bytearray(2 * 2**30)
+    return slices(document, max_size=max_size, overlap=overlap) if block is not None else []

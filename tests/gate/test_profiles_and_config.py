@@ -52,6 +52,59 @@ def test_profile_precedence() -> None:
         profiles.choose(None, None, {profiles.ENV_VAR: "fast"})
 
 
+def _budget(
+    tmp_path: Path,
+    table: str,
+    *,
+    profile: str | None = None,
+    environ: dict[str, str] | None = None,
+    **flags: object,
+) -> tuple[int, bool]:
+    """(max_examples, derandomize) that ``run`` resolves for a project with ``table``."""
+    from contract.project import resolve
+
+    target = f"{HERE / 'plugins.py'}:windows"
+    config = load(write(tmp_path, f'targets = ["{target}"]\n{table}'))
+    [(_, settings, _)] = resolve(
+        target=None, profile=profile, flags=flags, project=config, environ=environ or {}
+    )
+    return settings.max_examples, settings.derandomize
+
+
+def test_an_explicit_profile_beats_the_table_budgets(tmp_path: Path) -> None:
+    """flag > environment > table > profile > default; a chosen profile is above the table."""
+    table = 'profile = "dev"\nmax-examples = 150'
+    assert _budget(tmp_path, table) == (150, False)  # the table's own budget over its profile
+    assert _budget(tmp_path, table, profile="nightly") == (5000, False)  # --profile nightly
+    assert _budget(tmp_path, table, environ={profiles.ENV_VAR: "ci"}) == (200, True)
+    assert _budget(tmp_path, table, profile="nightly", max_examples=7) == (7, False)  # flag wins
+    assert _budget(tmp_path, "max-examples = 150") == (150, False)
+    assert _budget(tmp_path, 'profile = "nightly"') == (5000, False)
+    assert _budget(tmp_path, "") == (200, False)  # the built-in default
+
+
+def test_profile_chosen_on_the_command_line_sets_its_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run --profile nightly`` through ``main``: the table's max-examples does not win."""
+    from contract import project
+
+    write(tmp_path, f'targets = ["{HERE / "plugins.py"}:windows"]\nmax-examples = 150')
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(profiles.ENV_VAR, raising=False)
+    seen: list[int] = []
+
+    def record(args: object) -> int:
+        seen.extend(settings.max_examples for _, settings, _ in project.plan(args))
+        return 0
+
+    monkeypatch.setattr(project, "run_command", record)
+    assert main(["run", "-q", "--profile", "nightly"]) == 0
+    monkeypatch.setenv(profiles.ENV_VAR, "nightly")
+    assert main(["run", "-q"]) == 0
+    assert seen == [5000, 5000]
+
+
 def test_ci_profile_gives_the_same_verdicts_twice(tmp_path: Path) -> None:
     """Derandomized: the seed comes from the target, so two runs see the same examples."""
     runs = []

@@ -48,8 +48,12 @@ def test_surrogate_in_a_key_is_refused() -> None:
         exactjson.dumps({"\ud800": 1})
 
 
+_TEXTS = st.text(st.sampled_from("a\ud800\udbff\udc00\U00010000")
+                 | st.characters(exclude_categories=()))
+
+
 @given(st.recursive(
-    st.text(st.sampled_from("a\ud800\udbff\udc00\U00010000") | st.characters(exclude_categories=())) | st.integers() | st.none(),
+    _TEXTS | st.integers() | st.none(),
     lambda inner: st.lists(inner) | st.dictionaries(st.text(max_size=3).filter(
         lambda k: not any("\ud800" <= c <= "\udfff" for c in k)), inner),
     max_leaves=10,
