@@ -2,7 +2,8 @@
 
 Each process runs the whole contract (explore, shrink, save reproducers) with its own share of
 the examples and its own seed, derived from the run's seed, so ``--seed`` still repeats a
-parallel run exactly. The fresh-interpreter rerun and the seed corpus are the first process's;
+parallel run exactly. The fresh-interpreter rerun, the seed corpus and the covering schedule
+(whose coverage the merge keeps) are the first process's;
 the ``scales_linearly`` timing probe gets a process of its own, beside the exploring ones (it
 measures CPU time, so sharing the cores does not change its verdict). The merge keeps, for every
 invariant, ``violated`` if any process saw a violation (the counterexample with the smallest
@@ -75,7 +76,8 @@ def run_parallel(
     share = -(-settings.max_examples // jobs)
     parts = [
         (k, replace(settings, seed=(base + k) % 2**32, max_examples=share, measure=k == 0,
-                    probe=False, corpus=settings.corpus and k == 0))
+                    probe=False, corpus=settings.corpus and k == 0,
+                    schedule=settings.schedule and k == 0))
         for k in range(jobs)
     ]
     rules = registry()
@@ -88,7 +90,7 @@ def run_parallel(
         # The timing probe runs beside the exploring processes, in CPU time (so sharing the
         # cores does not change what it measures), instead of after one of them.
         probe = replace(settings, seed=base, max_examples=1, only=PROBE_ONLY, skip=(),
-                        corpus=False)
+                        corpus=False, schedule=False)
         parts.append((jobs, probe))
     emit(Started(plugin.target, plugin.kind, active, base, share * jobs))
     started = time.monotonic()
@@ -152,7 +154,10 @@ def merge(
         examples = sum(r.examples for r in results)
     for item in verdicts:
         item.examples = examples if item.status != "skipped" else 0
-    return RunResult(first.target, first.kind, seed, examples, verdicts, elapsed, settings)
+    coverage = next((r.coverage for r in results if r.coverage is not None), None)
+    return RunResult(
+        first.target, first.kind, seed, examples, verdicts, elapsed, settings, coverage
+    )
 
 
 def _merge_one(items: list[InvariantResult]) -> InvariantResult:

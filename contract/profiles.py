@@ -117,6 +117,7 @@ FIELDS = (
     "database",
     "example_database",
     "corpus",
+    "schedule",
 )
 
 

@@ -35,6 +35,7 @@ def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "reproducers": Path(args.reproducers) if args.reproducers else None,
         "example_database": database_spec(args),
         "corpus": False if getattr(args, "no_corpus", False) else None,
+        "schedule": False if getattr(args, "no_schedule", False) else None,
     }
 
 

@@ -26,6 +26,7 @@ from contract.minimize import minimize
 from contract.model import Config, Violation
 from contract.plugins import Plugin, load
 from contract.registry import registry, select
+from contract.strategies.schedule import Coverage, Schedule, schedule_for
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,9 @@ class RunSettings:
     #: Replay the seed corpus (contract.corpus) before generating. A parallel run does it in
     #: one of its processes only.
     corpus: bool = True
+    #: Play the covering schedule (contract.strategies.schedule) after the corpus, before
+    #: generating. A parallel run does it in one of its processes only.
+    schedule: bool = True
 
     def __post_init__(self) -> None:
         if self.max_examples < 1:
@@ -107,6 +111,8 @@ class RunResult:
     results: list[InvariantResult]
     elapsed: float = 0.0
     settings: RunSettings = field(default_factory=RunSettings)
+    #: What the covering schedule covered (None: not played, e.g. ``--no-schedule``).
+    coverage: Coverage | None = None
 
     @property
     def passed(self) -> bool:
@@ -186,7 +192,8 @@ def run(
         known += [(saved.document, saved.config) for saved in from_shared]
         if config.corpus:
             known += corpus_for(plugin.kind)
-        explored = _explore(session, strategy, config, the_seed, emit, known)
+        plan = schedule_for(plugin.kind) if config.schedule else None
+        explored = _explore(session, strategy, config, the_seed, emit, known, plan)
         if "scales_linearly" in active and config.probe:
             _measure_scaling(session, explored, emit)
         if config.measure and "deterministic" in active and "deterministic" not in explored.first:
@@ -205,7 +212,8 @@ def run(
         shared.delete(_fixed_since(from_shared, explored, active))
     results = _verdicts(plugin, chosen, active, examples, explored.exercised, findings)
     result = RunResult(
-        plugin.target, plugin.kind, the_seed, examples, results, time.monotonic() - started, config
+        plugin.target, plugin.kind, the_seed, examples, results, time.monotonic() - started, config,
+        explored.coverage,
     )
     emit(Finished(result))
     return result
@@ -257,6 +265,16 @@ class _Explored:
     samples: list[Observation] = field(default_factory=list)
     #: Findings no Hypothesis search can replay (scaling probes, the fresh interpreter).
     unshrunk: set[str] = field(default_factory=set)
+    #: What the covering schedule covered, when one was played.
+    coverage: Coverage | None = None
+
+    def note(self, case: tuple[Any, Config], seen: Observation) -> None:
+        """Count an observed case and keep its first violation of every invariant."""
+        self.examples += 1
+        self.exercised |= seen.exercised
+        self.seen[_key(case)] = seen if seen.violations else None
+        for violation in seen.violations:
+            self.first.setdefault(violation.invariant, seen)
 
 
 def _key(case: tuple[Any, Config]) -> tuple[str, Config]:
@@ -270,6 +288,7 @@ def _explore(
     the_seed: int,
     emit: Listener,
     known: Sequence[tuple[Any, Config]] = (),
+    plan: Schedule | None = None,
 ) -> _Explored:
     found = _Explored()
     step = max(1, config.max_examples // 20)
@@ -279,12 +298,9 @@ def _explore(
     for case in known:
         if _key(case) in found.seen:
             continue  # a saved failure that is also a corpus probe: one call is enough
-        seen = session.observe(*case)
-        found.examples += 1
-        found.exercised |= seen.exercised
-        found.seen[_key(case)] = seen if seen.violations else None
-        for violation in seen.violations:
-            found.first.setdefault(violation.invariant, seen)
+        found.note(case, session.observe(*case))
+    if plan is not None:
+        found.coverage = _play(session, plan, deadline, found)
 
     @_hypothesis_settings(config, (Phase.generate,))
     @seed(the_seed)
@@ -293,11 +309,7 @@ def _explore(
         if time.monotonic() > deadline:
             raise _OutOfTime()
         seen = session.observe(*case)
-        found.examples += 1
-        found.exercised |= seen.exercised
-        found.seen[_key(case)] = seen if seen.violations else None
-        for violation in seen.violations:
-            found.first.setdefault(violation.invariant, seen)
+        found.note(case, seen)
         if (
             not seen.violations
             and seen.records
@@ -311,6 +323,18 @@ def _explore(
     with contextlib.suppress(_OutOfTime):
         explore()
     return found
+
+
+def _play(session: Session, plan: Schedule, deadline: float, found: _Explored) -> Coverage:
+    """Play the covering schedule in order, until its end or the exploring deadline."""
+    played = 0
+    for case in plan.items():
+        if time.monotonic() > deadline:
+            break
+        if _key(case) not in found.seen:  # already replayed (a saved failure): not again
+            found.note(case, session.observe(*case))
+        played += 1
+    return plan.coverage(played)
 
 
 def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> None:

@@ -36,6 +36,7 @@ def report_json(result: RunResult) -> dict[str, Any]:
         "seed": result.seed,
         "examples": result.examples,
         "elapsed": round(result.elapsed, 3),
+        "coverage": result.coverage.as_dict() if result.coverage is not None else None,
         "invariants": [
             {
                 "id": r.id,
