@@ -29,6 +29,7 @@ Hypothesis: two runs play the same cases in the same order.
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Sequence
@@ -131,8 +132,17 @@ DEGENERATE_REGIMES = (
     "size_zero", "size_negative", "overlap_negative", "overlap_equal", "overlap_above",
 )
 REGIMES = VALID_REGIMES + DEGENERATE_REGIMES
-#: Regimes whose cap is below a typical line ("small") or holds every line ("large").
-SMALL_CAPS = ("tiny1", "tiny3")
+#: The valid regimes by what their cap holds: less than a line, a line or a block, two
+#: neighbouring blocks or more (so a construct shares a chunk with what is before it).
+CAP_CLASSES: dict[str, str] = {
+    "tiny1": "small", "tiny3": "small", "line": "line", "line_overlap": "line",
+    "paragraph": "line", "section": "section", "whole": "section", "whole_overlap": "section",
+}
+#: Positions after another feature: where a line ending joins the feature to its neighbour.
+FOLLOWING = ("middle", "end", "end_nl")
+#: The positions crossed with a coarser cap class (below a line, or not): the first line,
+#: the inside, the last line without a newline after it.
+CAPPED_POSITIONS = ("start", "middle", "end")
 #: Features per case: a longer case covers more adjacencies, a shorter one shrinks faster.
 CASE_FEATURES = 8
 #: Features per degenerate case (those count only the regime pair).
@@ -245,6 +255,10 @@ _REGIME_CONFIGS: dict[str, Callable[[Case], Config]] = {
 }
 
 
+#: A regime of each cap class, for the fallback cases.
+_REGIME_OF = {"small": "tiny1", "line": "line", "large": "line", "section": "section"}
+
+
 def _position(case: Case, index: int) -> str:
     if len(case.features) == 1:
         return "alone"
@@ -256,7 +270,12 @@ def _position(case: Case, index: int) -> str:
 
 
 def _cap_class(regime: str) -> str:
-    return "small" if regime in SMALL_CAPS else "large"
+    return CAP_CLASSES[regime]
+
+
+def _coarse(cap: str) -> str:
+    """The class crossed with positions: ``small`` (below a line) or ``large``."""
+    return cap if cap == "small" else "large"
 
 
 def _item_pairs(case: Case, index: int) -> Iterable[Pair]:
@@ -266,10 +285,14 @@ def _item_pairs(case: Case, index: int) -> Iterable[Pair]:
     yield ("regime", name, case.regime)
     if not case.valid:
         return
-    yield ("position", name, _position(case, index))
+    position, cap = _position(case, index), _cap_class(case.regime)
+    yield ("position", name, position)
+    if position in CAPPED_POSITIONS:
+        yield ("position_cap", name, f"{position}/{_coarse(cap)}")
     if feature.eol:
         yield ("ending", name, case.ending)
-        yield ("ending_cap", name, f"{case.ending}/{_cap_class(case.regime)}")
+        if position in FOLLOWING:
+            yield ("ending_cap", name, f"{case.ending}/{cap}")
     if index > 0:
         yield _adjacent(case.features[index - 1].name, name)
 
@@ -292,10 +315,12 @@ def required_pairs(features: Sequence[Feature] = FEATURES) -> frozenset[Pair]:
     out: set[Pair] = set()
     out |= {("position", n, p) for n in names for p in POSITIONS}
     out |= {("regime", n, r) for n in names for r in REGIMES}
+    classes = sorted(set(CAP_CLASSES.values()))
+    out |= {("position_cap", n, f"{p}/{c}") for n in names for p in CAPPED_POSITIONS
+            for c in ("small", "large")}
     sensitive = [f.name for f in features if f.eol]
     out |= {("ending", n, e) for n in sensitive for e in ENDINGS}
-    out |= {("ending_cap", n, f"{e}/{c}") for n in sensitive for e in ENDINGS
-            for c in ("small", "large")}
+    out |= {("ending_cap", n, f"{e}/{c}") for n in sensitive for e in ENDINGS for c in classes}
     out |= {_adjacent(a, b) for a, b in itertools.combinations(names, 2)}
     return frozenset(out)
 
@@ -395,12 +420,15 @@ class _Builder:
         self.cases: list[Case] = []
         #: feature -> how many of its adjacencies are still uncovered.
         self.open_links = {n: len(self.names) - 1 for n in self.names}
+        #: (factor, value) -> how many features still lack that pair.
+        self.open_values = collections.Counter((p[0], p[2]) for p in self.required)
 
     def add(self, case: Case) -> None:
         new = case.pairs() & self.uncovered
         self.cases.append(case)
         self.uncovered -= new
         for factor, a, b in new:
+            self.open_values[(factor, b)] -= 1
             if factor == "adjacent":
                 self.open_links[a] -= 1
                 self.open_links[b] -= 1
@@ -429,15 +457,11 @@ class _Builder:
         return combos[self._rotated_best(counts)]
 
     def _open_for(self, regime: str, ending: str) -> int:
-        cap = f"{ending}/{_cap_class(regime)}"
-        open_ = self.uncovered
-        total = 0
-        for feature in self.features:
-            total += ("regime", feature.name, regime) in open_
-            if feature.eol:
-                total += ("ending", feature.name, ending) in open_
-                total += ("ending_cap", feature.name, cap) in open_
-        return total
+        cap = _cap_class(regime)
+        count = self.open_values
+        places = sum(count[("position_cap", f"{p}/{_coarse(cap)}")] for p in CAPPED_POSITIONS)
+        return (count[("regime", regime)] + count[("ending", ending)]
+                + count[("ending_cap", f"{ending}/{cap}")] + places)
 
     def open_pairs(self) -> list[Pair]:
         """The uncovered pairs a valid-config case can cover (all but degenerate regimes)."""
@@ -485,11 +509,14 @@ class _Builder:
         return winner
 
     def score(self, feature: Feature, previous: str | None, slot: _Slot) -> tuple[int, int]:
-        name, open_ = feature.name, self.uncovered
+        name, open_, cap = feature.name, self.uncovered, _cap_class(slot.regime)
         wanted = [("regime", name, slot.regime), ("position", name, slot.position)]
+        if slot.position in CAPPED_POSITIONS:
+            wanted.append(("position_cap", name, f"{slot.position}/{_coarse(cap)}"))
         if feature.eol:
-            wanted += [("ending", name, slot.ending),
-                       ("ending_cap", name, f"{slot.ending}/{_cap_class(slot.regime)}")]
+            wanted.append(("ending", name, slot.ending))
+            if slot.position in FOLLOWING:
+                wanted.append(("ending_cap", name, f"{slot.ending}/{cap}"))
         link = _adjacent(previous, name) if previous is not None else None
         if link is not None:
             wanted.append(link)
@@ -500,17 +527,24 @@ class _Builder:
         """A small case built around the first open pair (when the greedy case adds none)."""
         factor, name, value = self.open_pairs()[0]
         one = self.features[self.names.index(name)]
-        a, b = self._others(one)
+        a, _ = self._others(one)
         if factor == "adjacent":
             return Case((one, self.features[self.names.index(value)]), "line")
         if factor == "position":
-            shapes = {"start": (one, a), "middle": (a, one, b), "end": (a, one),
-                      "end_nl": (a, one), "alone": (one,)}
-            return Case(shapes[value], "line", trailing=value == "end_nl")
+            return Case(self._shape(one, value), "line", trailing=value == "end_nl")
+        if factor == "position_cap":
+            position, _, cap = value.partition("/")
+            return Case(self._shape(one, position), _REGIME_OF[cap])
         if factor in ("ending", "ending_cap"):
             ending, _, cap = value.partition("/")
-            return Case((one,), "tiny1" if cap == "small" else "line", ending)
+            return Case((a, one), _REGIME_OF[cap or "line"], ending)
         return Case((one,), value)
+
+    def _shape(self, one: Feature, position: str) -> tuple[Feature, ...]:
+        """Features that put ``one`` at ``position``."""
+        a, b = self._others(one)
+        shapes = {"start": (one, a), "middle": (a, one, b), "end": (a, one), "end_nl": (a, one)}
+        return shapes.get(position, (one,))
 
     def _others(self, one: Feature) -> tuple[Feature, Feature]:
         first, second = [f for f in self.features if f is not one][:2]
