@@ -213,7 +213,8 @@ def _document(case: Case) -> str:
 
 
 def _blocks(case: Case) -> list[str]:
-    return [with_ending(f.text, case.ending) for f in case.features]
+    """The features as CRLF writes them (the widest ending), each with a break after it."""
+    return [with_ending(f.text + "\n", "crlf") for f in case.features]
 
 
 def _config(case: Case) -> Config:
@@ -221,17 +222,18 @@ def _config(case: Case) -> Config:
 
 
 def _longest_line(case: Case) -> int:
-    return max(2, *(_size(line) for line in case.document.splitlines(keepends=True)))
+    return max([2, *(_size(line) for line in case.document.splitlines(keepends=True))])
 
 
 def _paragraph(case: Case) -> int:
-    return max(2, *(_size(block) for block in _blocks(case)))
+    return max([_longest_line(case), *(_size(block) for block in _blocks(case))])
 
 
 def _section(case: Case) -> int:
     blocks = _blocks(case)
-    joined = [_size(a + case.joiner + b) for a, b in itertools.pairwise(blocks)]
-    return max(2, _paragraph(case), *joined)
+    joiner = with_ending(case.joiner, "crlf")
+    joined = [_size(a + joiner + b) for a, b in itertools.pairwise(blocks)]
+    return max([_paragraph(case), *joined])
 
 
 def _whole(case: Case) -> int:
@@ -289,12 +291,28 @@ def _item_pairs(case: Case, index: int) -> Iterable[Pair]:
     yield ("position", name, position)
     if position in CAPPED_POSITIONS:
         yield ("position_cap", name, f"{position}/{_coarse(cap)}")
-    if feature.eol:
+    if feature.eol and _written_with(case, index):
         yield ("ending", name, case.ending)
         if position in FOLLOWING:
             yield ("ending_cap", name, f"{case.ending}/{cap}")
     if index > 0:
         yield _adjacent(case.features[index - 1].name, name)
+
+
+def _written_with(case: Case, index: int) -> bool:
+    """Whether the feature at ``index`` is written with the case's line ending: it holds a
+    line break or one follows it (and a ``mixed`` document has two breaks or more, so two
+    kinds)."""
+    feature = case.features[index]
+    touches = "\n" in feature.text or index < len(case.features) - 1 or case.trailing
+    return touches and (case.ending != "mixed" or _breaks(case) >= 2)
+
+
+@functools.lru_cache(maxsize=4096)
+def _breaks(case: Case) -> int:
+    return sum(f.text.count("\n") for f in case.features) + (
+        case.joiner.count("\n") * (len(case.features) - 1) + case.trailing
+    )
 
 
 def _adjacent(a: str, b: str) -> Pair:
@@ -537,7 +555,7 @@ class _Builder:
             return Case(self._shape(one, position), _REGIME_OF[cap])
         if factor in ("ending", "ending_cap"):
             ending, _, cap = value.partition("/")
-            return Case((a, one), _REGIME_OF[cap or "line"], ending)
+            return Case((a, one), _REGIME_OF[cap or "line"], ending, trailing=True)
         return Case((one,), value)
 
     def _shape(self, one: Feature, position: str) -> tuple[Feature, ...]:

@@ -157,6 +157,9 @@ WITNESSES: dict[str, list[tuple[str, Config]]] = {
     "nfc_normalised": [("e\u0301", Config(5, 0))],
     "exits_on_blank": [(" ", Config(1, 0))],
     "stale_cache": [("0123456789abcdefXYZ", Config(5, 0)), ("0123456789abcdefQRS", Config(5, 0))],
+    "last_line_heading_lost": [("text\n# H", Config(20, 0))],
+    "crlf_heading_packed": [("text\r\n# H\r\n", Config(20, 0))],
+    "front_matter_offsets": [("---\na: 1\n---\nbody", Config(20, 0))],
 }
 
 

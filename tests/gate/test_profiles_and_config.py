@@ -14,6 +14,7 @@ from contract.config_file import ConfigError, find, load
 from contract.corpus import CORPUS
 from contract.model import Config
 from contract.runner import RunResult, run
+from contract.strategies.schedule import text_schedule
 from tests.gate.conftest import HERE, SAMPLE
 
 BUGGY = f"{SAMPLE / 'chunker.py'}:split"
@@ -194,8 +195,10 @@ def test_run_without_target_runs_what_the_project_declared(
     assert buggy["no_lost_text"]["status"] == "violated"
     assert buggy["scales_linearly"]["reason"] == "timed in the nightly job only"
     assert reports["r.chunker.json"]["seed"] == profiles.stable_seed("chunker.py:split")  # ci
-    # the flag beats the table's 60 (the seed corpus is replayed on top, and counted)
-    assert reports["r.chunker.json"]["examples"] == 30 + len(CORPUS)
+    # the flag beats the table's 60 (the seed corpus and the covering schedule are played on
+    # top, and counted)
+    played = len(CORPUS) + len(text_schedule().cases)
+    assert reports["r.chunker.json"]["examples"] == 30 + played
     assert reports["r.plugins-windows.json"]["passed"] is True
     suites = ET.parse(sample / "r.xml").getroot().findall("testsuite")
     assert len(suites) == 2
