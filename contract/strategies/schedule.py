@@ -34,6 +34,7 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from contract.model import Config
 
@@ -380,7 +381,19 @@ class Coverage:
         }
 
 
-def coverage_of(cases: Iterable[Case], required: frozenset[Pair]) -> Coverage:
+class Scheduled(Protocol):
+    """A scheduled case of any kind: a document, a config, and the pairs it covers."""
+
+    @property
+    def document(self) -> Any: ...
+
+    @property
+    def config(self) -> Config: ...
+
+    def pairs(self) -> frozenset[Pair]: ...
+
+
+def coverage_of(cases: Iterable[Scheduled], required: frozenset[Pair]) -> Coverage:
     """The coverage that playing ``cases`` achieves over ``required``."""
     covered: set[Pair] = set()
     for case in cases:
@@ -398,14 +411,14 @@ def coverage_of(cases: Iterable[Case], required: frozenset[Pair]) -> Coverage:
 class Schedule:
     """The cases to play, in order, and the pairs they must cover."""
 
-    cases: tuple[Case, ...]
+    cases: tuple[Scheduled, ...]
     required: frozenset[Pair]
 
     def coverage(self, played: int) -> Coverage:
         """The coverage of the first ``played`` cases."""
         return coverage_of(self.cases[:played], self.required)
 
-    def items(self) -> list[tuple[str, Config]]:
+    def items(self) -> list[tuple[Any, Config]]:
         """The ``(document, config)`` pairs, in order."""
         return [(case.document, case.config) for case in self.cases]
 
@@ -597,8 +610,11 @@ def text_schedule() -> Schedule:
 
 
 
-def schedule_for(kind: str) -> Schedule | None:
-    """The covering schedule for a plugin of ``kind``, or None when there is none."""
+def schedule_for(kind: str) -> Schedule:
+    """The covering schedule for a plugin of ``kind`` (text or workbook)."""
     if kind == "workbook":
-        return None
+        from .workbook_schedule import workbook_schedule
+
+        schedule: Schedule = workbook_schedule()
+        return schedule
     return text_schedule()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,8 +20,17 @@ from contract.model import Config
 from contract.parallel import merge
 from contract.reporting.json_report import report_json
 from contract.reporting.text import render
-from contract.runner import InvariantResult, RunResult, RunSettings, _explore, _Explored, _play
+from contract.runner import (
+    InvariantResult,
+    RunResult,
+    RunSettings,
+    _explore,
+    _Explored,
+    _play,
+    run,
+)
 from contract.strategies import schedule as sched
+from contract.strategies import workbook_schedule as wbs
 from contract.strategies.schedule import (
     DEGENERATE_REGIMES,
     ENDINGS,
@@ -36,8 +46,10 @@ from contract.strategies.schedule import (
     text_schedule,
     with_ending,
 )
+from contract.workbook import build, split_ref
 
 SCHEDULE = text_schedule()
+ROOT = Path(__file__).resolve().parents[2]
 SENSITIVE = [f for f in FEATURES if f.eol]
 
 
@@ -316,11 +328,7 @@ def test_the_parallel_merge_keeps_the_coverage() -> None:
 
 
 def test_a_run_reports_full_coverage_and_counts_the_cases() -> None:
-    from pathlib import Path
-
-    from contract.runner import run
-
-    target = f"{Path(__file__).resolve().parents[2] / 'reference_chunkers' / 'fixed.py'}:split"
+    target = f"{ROOT / 'reference_chunkers' / 'fixed.py'}:split"
     result = run(target, _settings(max_examples=1, corpus=False))
     assert result.passed and result.coverage is not None and result.coverage.complete
     assert result.examples == len(SCHEDULE.cases) + 1
@@ -328,5 +336,49 @@ def test_a_run_reports_full_coverage_and_counts_the_cases() -> None:
     assert off.coverage is None and off.examples == 1
 
 
-def test_workbook_plugins_have_no_text_schedule() -> None:
-    assert sched.schedule_for("workbook") is None or sched.schedule_for("workbook") is not SCHEDULE
+# ----------------------------------------------------------------------------- workbooks
+
+
+def _first_cell(sheet: dict[str, Any]) -> tuple[int, int]:
+    return min(split_ref(ref) for ref in sheet)
+
+
+def test_the_workbook_schedule_places_what_it_claims() -> None:
+    plan = sched.schedule_for("workbook")
+    assert plan is not SCHEDULE and 20 <= len(plan.cases) <= 60
+    full = plan.coverage(len(plan.cases))
+    assert full.complete and full.covered == len(wbs.workbook_pairs())
+    cells = dict(wbs.WORKBOOK_FEATURES)
+    for case in plan.cases:
+        description = case.document
+        build(description)  # openpyxl accepts it
+        sheets = list(description["sheets"].values())
+        names = [n for n, _ in case.placed]
+        for name, place in case.placed:
+            if name not in cells:
+                continue
+            here = sheets[1] if place == "second_sheet" else sheets[0]
+            values = [repr(v) for v in cells[name].values()]
+            assert all(v in map(repr, here.values()) for v in values), (name, place)
+            if place == "alone":
+                assert sum(map(len, sheets)) == len(cells[name]) and names == [name]
+        if case.placed[0][1] == "A1" and case.placed[0][0] not in ("far_column", "far_row"):
+            first = cells[case.placed[0][0]][(0, 0)]
+            assert sheets[0][f"A{_first_cell(sheets[0])[0]}"] == first
+            assert _first_cell(sheets[0]) == (1, 1)
+
+
+def test_every_workbook_regime_and_degenerate_family_is_there() -> None:
+    plan = sched.schedule_for("workbook")
+    regimes = {c.regime: c.config for c in plan.cases}
+    assert set(regimes) == set(wbs.REGIMES)
+    assert regimes["tiny1"] == Config(1, 0) and regimes["row_overlap"].overlap == 39
+    assert [r for r in wbs.DEGENERATE_REGIMES if regimes[r].is_valid] == []
+
+
+def test_a_workbook_run_plays_its_schedule() -> None:
+    target = f"{ROOT / 'reference_chunkers' / 'spreadsheet.py'}:split"
+    result = run(target, _settings(max_examples=1, corpus=False))
+    assert result.passed, [r.id for r in result.violated]
+    assert result.coverage is not None and result.coverage.complete
+    assert result.examples == len(sched.schedule_for("workbook").cases) + 1
