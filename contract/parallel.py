@@ -3,9 +3,9 @@
 Each process runs the whole contract (explore, shrink, save reproducers) with its own share of
 the examples and its own seed, derived from the run's seed, so ``--seed`` still repeats a
 parallel run exactly. The fresh-interpreter rerun, the seed corpus and the covering schedule
-(whose coverage the merge keeps) are the first process's;
-the ``scales_linearly`` timing probe gets a process of its own, beside the exploring ones (it
-measures CPU time, so sharing the cores does not change its verdict). The merge keeps, for every
+(whose coverage the merge keeps) are the first process's; the ``scales_linearly`` timing probe
+gets a process of its own, beside the exploring ones (it measures CPU time, so sharing the
+cores does not change its verdict). The merge keeps, for every
 invariant, ``violated`` if any process saw a violation (the counterexample with the smallest
 document wins), else ``passed`` if any process exercised it, else ``skipped``.
 """
