@@ -22,6 +22,8 @@ RARE_SHAPES = {
     "last_line_heading_lost": "no_lost_text",
     "crlf_heading_packed": "heading_boundary",
     "front_matter_offsets": "span_fidelity",
+    # a NUL is drawn rarely: found on 5-7 seeds in 10 within 200 examples before the schedule
+    "abort_on_nul": "no_crash",
 }
 SEEDS = (1, 2, 3)
 
