@@ -131,6 +131,23 @@ def test_corpus_switch_in_the_table_and_on_the_command_line(tmp_path: Path) -> N
     assert flagged.corpus is False  # --no-corpus beats the table
 
 
+def test_schedule_switch_in_the_table_and_on_the_command_line(tmp_path: Path) -> None:
+    config = load(write(tmp_path, 'targets = ["a.py:f", {target = "b.py:f", schedule = true}]\n'
+                                  "schedule = false\n"))
+    assert config.settings(config.entry("a.py:f"), None).schedule is False
+    assert config.settings(config.entry("b.py:f"), None).schedule is True  # the entry wins
+    assert load(write(tmp_path, 'targets = ["a.py:f"]\n')).settings(
+        config.entry("a.py:f"), None
+    ).schedule is True  # the default
+    flagged = config.settings(config.entry("b.py:f"), None, overrides={"schedule": False})
+    assert flagged.schedule is False  # --no-schedule beats the table
+    from contract.cli import build_parser
+    from contract.project import settings_overrides
+
+    args = build_parser().parse_args(["run", "a.py:f", "--no-schedule"])
+    assert settings_overrides(args)["schedule"] is False
+
+
 @pytest.mark.parametrize(
     "table, says",
     [
@@ -143,6 +160,7 @@ def test_corpus_switch_in_the_table_and_on_the_command_line(tmp_path: Path) -> N
         ("targets = [{skip = ['ordered']}]", "needs a 'target' key"),
         ("targets = 'a.py:f'", "targets must be a list"),
         ("corpus = 'no'", "corpus must be true or false"),
+        ("schedule = 1", "schedule must be true or false"),
     ],
 )
 def test_bad_tables_are_usage_errors(tmp_path: Path, table: str, says: str) -> None:
