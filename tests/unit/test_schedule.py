@@ -318,6 +318,7 @@ def test_the_reports_state_the_coverage() -> None:
     data = report_json(_result(partial))["coverage"]
     assert data["covered"] < total and len(data["uncovered"]) == total - data["covered"]
     assert "--no-schedule" in render(_result(None, schedule=False))
+    assert "coverage" not in render(_result(None))  # `check`: given files, no schedule
     assert report_json(_result(None, schedule=False))["coverage"] is None
 
 
