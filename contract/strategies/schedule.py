@@ -12,11 +12,12 @@ first plays a fixed list of ``(document, Config)`` cases built so that every pai
 * **regime**: a feature x a config regime (a tiny cap, caps around a line, a paragraph, a
   section, larger than the document, overlap 0 and ``max_size - 1``, each degenerate family
   of SPEC §2);
-* **ending**: a line-ending-sensitive feature x a line ending (LF, CRLF, lone CR, mixed),
-  and the cheap triple with the cap's class (below the line or not);
+* **ending**: a line-ending-sensitive feature x a line ending (LF, CRLF, lone CR, mixed);
 * **adjacent**: a feature x every other feature next to it (unordered);
 
-holds in at least one case. Positions, adjacency and line endings count only in cases with a
+and two cheap triples: feature x position (start, middle, end) x cap class (below a line or
+not), and a line-ending feature after a neighbour x ending x cap class (below a line, a line,
+two neighbouring blocks), holds in at least one case. Positions, adjacency and line endings count only in cases with a
 valid config: a degenerate config exercises the config check, not the document.
 
 The construction is greedy (the all-pairs method): each new case takes the regime, line ending
