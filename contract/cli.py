@@ -158,6 +158,11 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not replay the seed corpus (contract.corpus) before generating",
     )
+    run.add_argument(
+        "--no-schedule",
+        action="store_true",
+        help="do not play the covering schedule (contract.strategies.schedule) before generating",
+    )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     run.add_argument(
         "-n",

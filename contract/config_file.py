@@ -5,6 +5,7 @@
     profile = "dev"                 # dev | ci | nightly (see contract.profiles)
     max-examples = 300              # budgets override the profile's
     corpus = true                   # replay the seed corpus first (the default)
+    schedule = true                 # then play the covering schedule (the default)
     timeout = 2.0
     skip = { ordered = "our chunker emits nested chunks" }
     reproducers = ".chunk-contract/reproducers"
@@ -60,7 +61,10 @@ _BUDGETS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "max_length": (int, "a positive integer"),
 }
 #: Switch keys (snake case) -> description for messages: true or false.
-_SWITCHES: dict[str, str] = {"corpus": "true or false (replay the seed corpus first)"}
+_SWITCHES: dict[str, str] = {
+    "corpus": "true or false (replay the seed corpus first)",
+    "schedule": "true or false (play the covering schedule before generating)",
+}
 _TOP_KEYS = {
     "targets", "target", "profile", "only", "skip", "reproducers", "database", *_BUDGETS,
     *_SWITCHES,

@@ -2,9 +2,10 @@
 
 Each process runs the whole contract (explore, shrink, save reproducers) with its own share of
 the examples and its own seed, derived from the run's seed, so ``--seed`` still repeats a
-parallel run exactly. The fresh-interpreter rerun and the seed corpus are the first process's;
-the ``scales_linearly`` timing probe gets a process of its own, beside the exploring ones (it
-measures CPU time, so sharing the cores does not change its verdict). The merge keeps, for every
+parallel run exactly. The fresh-interpreter rerun, the seed corpus and the covering schedule
+(whose coverage the merge keeps) are the first process's; the ``scales_linearly`` timing probe
+gets a process of its own, beside the exploring ones (it measures CPU time, so sharing the
+cores does not change its verdict). The merge keeps, for every
 invariant, ``violated`` if any process saw a violation (the counterexample with the smallest
 document wins), else ``passed`` if any process exercised it, else ``skipped``.
 
@@ -149,14 +150,15 @@ def _parts(
     """Each process's number and settings: its seed and share; the probe's process last."""
     parts = [
         (k, replace(settings, seed=(base + k) % 2**32, max_examples=share, measure=k == 0,
-                    probe=False, corpus=settings.corpus and k == 0))
+                    probe=False, corpus=settings.corpus and k == 0,
+                    schedule=settings.schedule and k == 0))
         for k in range(jobs)
     ]
     if "scales_linearly" in _active(plugin, settings) and settings.probe:
         # The timing probe runs beside the exploring processes, in CPU time (so sharing the
         # cores does not change what it measures), instead of after one of them.
         probe = replace(settings, seed=base, max_examples=1, only=PROBE_ONLY, skip=(),
-                        corpus=False)
+                        corpus=False, schedule=False)
         parts.append((jobs, probe))
     return parts
 
@@ -297,6 +299,7 @@ def merge(
         settings,
         examples_asked=asked,
         stopped_early=_stop_reason(results),
+        coverage=next((r.coverage for r in results if r.coverage is not None), None),
     )
 
 

@@ -139,6 +139,7 @@ FIELDS = (
     "database",
     "example_database",
     "corpus",
+    "schedule",
 )
 
 

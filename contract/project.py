@@ -37,6 +37,7 @@ def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "reproducers": Path(args.reproducers) if args.reproducers else None,
         "example_database": getattr(args, "database", None),
         "corpus": False if getattr(args, "no_corpus", False) else None,
+        "schedule": False if getattr(args, "no_schedule", False) else None,
     }
 
 

@@ -28,6 +28,7 @@ from contract.minimize import minimize
 from contract.model import Config, Violation
 from contract.plugins import Plugin, load
 from contract.registry import registry, select
+from contract.strategies.schedule import Coverage, Schedule, schedule_for
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,9 @@ class RunSettings:
     corpus: bool = True
     #: Name the bug pattern behind each counterexample, by experiment (contract.diagnosis).
     diagnose: bool = True
+    #: Play the covering schedule (contract.strategies.schedule) after the corpus, before
+    #: generating. A parallel run does it in one of its processes only.
+    schedule: bool = True
 
     def __post_init__(self) -> None:
         if self.max_examples < 1:
@@ -127,6 +131,8 @@ class RunResult:
     #: has not passed. ``interrupted_reason`` says why ("interrupted by SIGTERM").
     interrupted: bool = False
     interrupted_reason: str = ""
+    #: What the covering schedule covered (None: no schedule played, e.g. ``--no-schedule``).
+    coverage: Coverage | None = None
 
     @property
     def passed(self) -> bool:
@@ -232,7 +238,8 @@ def run(
         if config.corpus:
             known += corpus_for(plugin.kind)
         try:
-            _explore(session, strategy, config, the_seed, emit, known, explored)
+            plan = schedule_for(plugin.kind) if config.schedule else None
+            _explore(session, strategy, config, the_seed, emit, known, explored, plan)
             _measure(plugin, session, config, active, explored, emit)
             for rule in list(explored.first):
                 if rule not in explored.unshrunk:
@@ -262,6 +269,7 @@ def run(
         stopped_early=explored.stopped,
         interrupted=bool(stop),
         interrupted_reason=stop,
+        coverage=explored.coverage,
     )
     emit(Finished(result))
     return result
@@ -332,6 +340,16 @@ class _Explored:
     asked: int = 0
     #: Why exploration stopped before ``asked`` examples, or None.
     stopped: str | None = None
+    #: What the covering schedule covered, when one was played.
+    coverage: Coverage | None = None
+
+    def note(self, case: tuple[Any, Config], seen: Observation) -> None:
+        """Count an observed case and keep its first violation of every invariant."""
+        self.examples += 1
+        self.exercised |= seen.exercised
+        self.seen[_key(case)] = seen if seen.violations else None
+        for violation in seen.violations:
+            self.first.setdefault(violation.invariant, seen)
 
 
 def _key(case: tuple[Any, Config]) -> tuple[str, Config]:
@@ -346,6 +364,7 @@ def _explore(
     emit: Listener,
     known: Sequence[tuple[Any, Config]] = (),
     found: _Explored | None = None,
+    plan: Schedule | None = None,
 ) -> _Explored:
     """Explore ``known`` cases, then generated ones, into ``found`` (kept if interrupted)."""
     found = found if found is not None else _Explored()
@@ -356,13 +375,10 @@ def _explore(
     for case in known:
         if _key(case) in found.seen:
             continue  # a saved failure that is also a corpus probe: one call is enough
-        seen = session.observe(*case)
-        found.examples += 1
+        found.note(case, session.observe(*case))
         found.asked += 1
-        found.exercised |= seen.exercised
-        found.seen[_key(case)] = seen if seen.violations else None
-        for violation in seen.violations:
-            found.first.setdefault(violation.invariant, seen)
+    if plan is not None:
+        found.coverage = _play(session, plan, deadline, found)
 
     @_hypothesis_settings(config, (Phase.generate,))
     @seed(the_seed)
@@ -371,11 +387,7 @@ def _explore(
         if time.monotonic() > deadline:
             raise _OutOfTime()
         seen = session.observe(*case)
-        found.examples += 1
-        found.exercised |= seen.exercised
-        found.seen[_key(case)] = seen if seen.violations else None
-        for violation in seen.violations:
-            found.first.setdefault(violation.invariant, seen)
+        found.note(case, seen)
         if (
             not seen.violations
             and seen.records
@@ -395,6 +407,22 @@ def _explore(
         if found.examples < found.asked:
             found.stopped = "the generator ran out of new inputs (Hypothesis stopped early)"
     return found
+
+
+def _play(session: Session, plan: Schedule, deadline: float, found: _Explored) -> Coverage:
+    """Play the covering schedule in order, until its end or the exploring deadline."""
+    cases = list(plan.items())
+    played = 0
+    for case in cases:
+        if time.monotonic() > deadline:
+            found.asked += len(cases) - played
+            found.stopped = "the exploration budget ran out during the covering schedule"
+            break
+        if _key(case) not in found.seen:  # already replayed (a saved failure): not again
+            found.note(case, session.observe(*case))
+            found.asked += 1
+        played += 1
+    return plan.coverage(played)
 
 
 def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> None:

@@ -231,15 +231,16 @@ def probe(plugin: Any, settings: Any) -> None:
 
     mutmut learns which test covers which function from its trampolines, which record each call
     in the process that makes it: here that is the contract's worker, whose records die with
-    it. This replays the same cases (the seed corpus, then the runner's strategy, seed and
-    example count) in a worker of our own that sends the recorded names back after every call,
-    and records them in this process, where mutmut reads them when the test ends. Only in the
-    stats phase.
+    it. This replays the same cases (the seed corpus, the covering schedule, then the runner's
+    strategy, seed and example count) in a worker of our own that sends the recorded names
+    back after every call, and records them in this process, where mutmut reads them when the
+    test ends. Only in the stats phase.
     """
     from hypothesis import given, seed
 
     from contract.corpus import corpus_for
     from contract.runner import cases_for
+    from contract.strategies.schedule import schedule_for
     from contract.worker import Worker
 
     worker = Worker(_probe_task(plugin), timeout=settings.timeout, memory_mb=settings.memory_mb)
@@ -256,6 +257,9 @@ def probe(plugin: Any, settings: Any) -> None:
         if settings.corpus:  # the run replays the seed corpus first: so does its coverage
             for case in corpus_for(plugin.kind):
                 call(case)
+        plan = schedule_for(plugin.kind) if settings.schedule else None
+        for case in plan.items() if plan is not None else ():  # then the covering schedule
+            call(case)
         replay()
 
 

@@ -51,6 +51,7 @@ def report_json(result: RunResult) -> dict[str, Any]:
             if result.interrupted
             else {}
         ),
+        "coverage": result.coverage.as_dict() if result.coverage is not None else None,
         "invariants": [
             {
                 "id": r.id,

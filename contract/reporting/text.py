@@ -113,8 +113,18 @@ def render(result: RunResult) -> str:
         out.append(f"  {item.id:<{width}}  {item.status}{note}")
     for item in result.violated:
         out += ["", f"____ {item.id} · {result.target} ____", render_violation(result, item)]
-    out += ["", _summary(result)]
+    out += ["", *_coverage(result), _summary(result)]
     return "\n".join(out)
+
+
+def _coverage(result: RunResult) -> list[str]:
+    """The covering schedule's line: what the run covered whatever its seed (nothing for a
+    ``check`` of given files, which plays no schedule)."""
+    if result.coverage is not None:
+        return [f"coverage: {result.coverage.describe()} of the covering schedule"]
+    if not result.settings.schedule:
+        return ["coverage: no covering schedule played (--no-schedule)"]
+    return []
 
 
 def _header(result: RunResult) -> str:

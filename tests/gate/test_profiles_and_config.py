@@ -14,6 +14,7 @@ from contract.config_file import ConfigError, find, load
 from contract.corpus import CORPUS
 from contract.model import Config
 from contract.runner import RunResult, run
+from contract.strategies.schedule import text_schedule
 from tests.gate.conftest import HERE, SAMPLE
 
 BUGGY = f"{SAMPLE / 'chunker.py'}:split"
@@ -183,6 +184,23 @@ def test_corpus_switch_in_the_table_and_on_the_command_line(tmp_path: Path) -> N
     assert flagged.corpus is False  # --no-corpus beats the table
 
 
+def test_schedule_switch_in_the_table_and_on_the_command_line(tmp_path: Path) -> None:
+    config = load(write(tmp_path, 'targets = ["a.py:f", {target = "b.py:f", schedule = true}]\n'
+                                  "schedule = false\n"))
+    assert config.settings(config.entry("a.py:f"), None).schedule is False
+    assert config.settings(config.entry("b.py:f"), None).schedule is True  # the entry wins
+    assert load(write(tmp_path, 'targets = ["a.py:f"]\n')).settings(
+        config.entry("a.py:f"), None
+    ).schedule is True  # the default
+    flagged = config.settings(config.entry("b.py:f"), None, overrides={"schedule": False})
+    assert flagged.schedule is False  # --no-schedule beats the table
+    from contract.cli import build_parser
+    from contract.project import settings_overrides
+
+    args = build_parser().parse_args(["run", "a.py:f", "--no-schedule"])
+    assert settings_overrides(args)["schedule"] is False
+
+
 @pytest.mark.parametrize(
     "table, says",
     [
@@ -195,6 +213,7 @@ def test_corpus_switch_in_the_table_and_on_the_command_line(tmp_path: Path) -> N
         ("targets = [{skip = ['ordered']}]", "needs a 'target' key"),
         ("targets = 'a.py:f'", "targets must be a list"),
         ("corpus = 'no'", "corpus must be true or false"),
+        ("schedule = 1", "schedule must be true or false"),
     ],
 )
 def test_bad_tables_are_usage_errors(tmp_path: Path, table: str, says: str) -> None:
@@ -247,8 +266,10 @@ def test_run_without_target_runs_what_the_project_declared(
     assert buggy["no_lost_text"]["status"] == "violated"
     assert buggy["scales_linearly"]["reason"] == "timed in the nightly job only"
     assert reports["r.chunker.json"]["seed"] == profiles.stable_seed("chunker.py:split")  # ci
-    # the flag beats the table's 60 (the seed corpus is replayed on top, and counted)
-    assert reports["r.chunker.json"]["examples"] == 30 + len(CORPUS)
+    # the flag beats the table's 60 (the seed corpus and the covering schedule are played on
+    # top, and counted)
+    played = len(CORPUS) + len(text_schedule().cases)
+    assert reports["r.chunker.json"]["examples"] == 30 + played
     assert reports["r.plugins-windows.json"]["passed"] is True
     suites = ET.parse(sample / "r.xml").getroot().findall("testsuite")
     assert len(suites) == 2

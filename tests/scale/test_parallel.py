@@ -52,7 +52,7 @@ def test_progress_is_summed_over_the_processes() -> None:
     events: list[Event] = []
     result = run_parallel(
         str(ROOT / "bench" / "trivial.py") + ":split",
-        _settings(max_examples=200, skip=("scales_linearly",), corpus=False),
+        _settings(max_examples=200, skip=("scales_linearly",), corpus=False, schedule=False),
         2,
         events.append,
     )
