@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 from contract.model import Config, Violation
 from contract.worker import Worker
 
-__all__ = ["BUDGET", "CONFIG", "FAMILIES", "SIZES", "Timing", "measure", "probe"]
+__all__ = [
+    "BUDGET", "CONFIG", "FAMILIES", "PATHOLOGICAL", "SIZES", "Timing", "measure", "probe",
+]
 
 
 def _repeat(unit: str, size: int) -> str:
@@ -136,6 +138,9 @@ def _realistic(name: str) -> Callable[[int], str]:
     return lambda n: _numbered(template, n)
 
 
+#: The families of one pathological shape each; the others are realistic documents.
+PATHOLOGICAL = ("one character repeated", "newlines only", "unbroken CJK", "one long line")
+
 #: Every family by name: the worker builds ``FAMILIES[name](size)`` itself.
 FAMILIES: dict[str, Callable[[int], str]] = {
     "one character repeated": lambda n: "a" * n,
@@ -209,9 +214,10 @@ class Timing:
 
     @property
     def grew(self) -> bool:
-        """The largest finished size took over FLOOR seconds and over its linear allowance."""
+        """The largest finished size took over FLOOR seconds and over its linear allowance
+        (compared with a size four times smaller: one doubling cannot tell x4 from quadratic)."""
         pair = self.compared
-        if pair is None or pair[0] == pair[1]:
+        if pair is None or pair[1] - pair[0] < 2:
             return False
         last = self.seconds[pair[1]]
         assert last is not None
@@ -244,33 +250,35 @@ class Timing:
     def describe(self) -> str:
         """What was found and every size measured, in one uniform format."""
         shown = ", ".join(
-            f"{n:,} chars: {_seconds(t, self.wait)}" for n, t in zip(self.sizes, self.seconds)
+            f"{n:,} chars: {'did not finish' if t is None else f'{t:.3f} s'}"
+            for n, t in zip(self.sizes, self.seconds)
         )
         return f"{self.family}: {self._finding()}; measured (CPU time): {shown}"
+
+    def _waited(self) -> str:
+        """The wait a size did not finish within: the timeout, or the timeout extended."""
+        if self.wait == self.timeout:
+            return f"the {self.timeout:g} s timeout"
+        return f"{self.wait:.3g} s (the {self.timeout:g} s timeout extended)"
 
     def _finding(self) -> str:
         """The headline: the timeout, or the growth between the compared sizes."""
         assert self.compared is not None
         ref, last = self.compared
-        base = f"{self.sizes[ref]:,} chars took {_seconds(self.seconds[ref], self.wait)}"
+        base = f"{self.sizes[ref]:,} chars took {self.seconds[ref]:.3f} s"
         late = self.late
         if late is not None and self.timed_out:
             return (
-                f"{self.sizes[late]:,} chars did not finish within {self.wait:.3g} s (the "
-                f"timeout of {self.timeout:g} s or more), while {base} and a linear chunker of "
-                f"this kind would take at most {self.allowed(late):.3g} s"
+                f"{self.sizes[late]:,} chars did not finish within {self._waited()}, while "
+                f"{base} and a linear chunker of this kind would take at most "
+                f"{self.allowed(late):.3g} s"
             )
         growth = self.sizes[last] // self.sizes[ref]
         return (
-            f"{self.sizes[last]:,} chars took {_seconds(self.seconds[last], self.wait)}, "
+            f"{self.sizes[last]:,} chars took {self.seconds[last]:.3f} s, "
             f"while {base}: x{growth} the input, linear allows about x{growth * RATIO / 4:g} "
             f"the time"
         )
-
-
-def _seconds(taken: float | None, wait: float) -> str:
-    """A measured time, or that the call did not finish."""
-    return f"did not finish within {wait:.3g} s" if taken is None else f"{taken:.3f} s"
 
 
 @dataclass

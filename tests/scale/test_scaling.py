@@ -4,6 +4,7 @@ never reported, over ten repeated probes, even with the machine kept busy meanwh
 from __future__ import annotations
 
 import multiprocessing
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,11 +32,77 @@ def _verdict(target: str) -> tuple[str, str]:
     return item.status, message
 
 
+#: One size as every message shows it, whether it finished or not (no timing is asserted on).
+_SIZE = r"[\d,]+ chars: (\d+\.\d{3} s|did not finish)"
+#: A whole violation message: the family, what was found, every size measured, the config.
+MESSAGE = re.compile(
+    rf"^(?P<family>[^:]+): [\d,]+ chars (took \d+\.\d{{3}} s|did not finish within [^,]+), "
+    rf"while .*; measured \(CPU time\): {_SIZE}(, {_SIZE})*; "
+    r"config max_size=\d+, overlap=\d+: time grows faster than the input$"
+)
+
+
+def _families(messages: list[str]) -> set[str]:
+    """The families the messages report; every message must have the uniform format."""
+    found = [MESSAGE.match(m) for m in messages]
+    assert all(found), messages
+    return {m.group("family") for m in found if m}
+
+
+def _probe(name: str, families: tuple[str, ...] | None = None) -> list[str]:
+    """scales_linearly's messages for a chunker of scaling_chunkers.py, probed in a worker."""
+    from contract.execution import serve  # the worker's task, as in a run
+
+    plugin = load(f"{HERE / 'scaling_chunkers.py'}:{name}")
+    with Worker(serve(plugin), timeout=2.0, memory_mb=1024) as worker:
+        return [v.message for v in scaling.probe(worker, timeout=2.0, families=families)]
+
+
 @pytest.mark.parametrize("name", ["backscan_to_start", "rfind_to_start"])
 def test_quadratic_on_one_long_unbroken_run_is_reported(name: str) -> None:
     status, message = _verdict(f"{HERE / 'scaling_chunkers.py'}:{name}")
     assert status == "violated", message
-    assert "chars" in message and "s of CPU time" in message  # sizes and times are shown
+    assert _families([message]) <= set(scaling.PATHOLOGICAL)
+
+
+def test_every_superlinear_family_is_reported_by_a_run() -> None:
+    """Quadratic on tables and on JSON blocks: both are among the counterexample's messages."""
+    target = f"{HERE / 'scaling_chunkers.py'}:rescans_tables_and_json"
+    result = run(target, RunSettings(max_examples=20, seed=1, reproducers=None))
+    (item,) = [r for r in result.results if r.id == "scales_linearly"]
+    assert item.status == "violated" and item.counterexample is not None
+    reported = _families(item.counterexample.messages)
+    assert {"tables", "JSON blocks"} <= reported, item.counterexample.messages
+    assert not reported & {"paragraphs", *scaling.PATHOLOGICAL}
+
+
+@pytest.mark.parametrize(
+    ("name", "shape", "unaffected"),
+    [
+        ("rescans_paragraphs", "paragraphs", ()),
+        ("heading_path_from_start", "markdown sections", ("paragraphs",)),
+    ],
+)
+def test_quadratic_only_on_a_realistic_shape_is_reported(
+    name: str, shape: str, unaffected: tuple[str, ...]
+) -> None:
+    """Linear on the four pathological families, quadratic on one shape the generators make."""
+    families = (*scaling.PATHOLOGICAL, *unaffected, shape)
+    assert _families(_probe(name, families)) == {shape}
+
+
+def test_too_slow_at_the_old_first_size_is_reported() -> None:
+    """Over the 2 s timeout at 25,000 newlines: the smaller sizes show the growth."""
+    assert _families(_probe("slow_on_newlines", ("one long line", "newlines only"))) == {
+        "newlines only"
+    }
+
+
+def test_a_size_that_never_finishes_after_fast_ones_is_reported() -> None:
+    (message,) = _probe("explodes_on_newlines", ("one character repeated", "newlines only"))
+    assert _families([message]) == {"newlines only"}
+    assert "25,000 chars did not finish within the 2 s timeout, while" in message
+    assert "a linear chunker of this kind would take at most" in message
 
 
 def _burn(stop: multiprocessing.synchronize.Event) -> None:
@@ -74,11 +141,48 @@ def test_linear_chunkers_never_reported_over_ten_probes(busy_machine: None) -> N
     assert time.monotonic() - started < 300  # bounded: a few seconds a probe
 
 
+SIZES = (25_000, 50_000, 100_000)
+
+
 def test_superlinear_needs_both_ratio_and_floor() -> None:
-    linear = scaling.Timing("f", (25_000, 50_000, 100_000), (0.05, 0.1, 0.2), 2.0)
-    quadratic = scaling.Timing("f", (25_000, 50_000, 100_000), (0.05, 0.2, 0.8), 2.0)
-    tiny = scaling.Timing("f", (25_000, 50_000, 100_000), (0.0001, 0.0004, 0.009), 2.0)
-    timed_out = scaling.Timing("f", (25_000, 50_000, 100_000), (0.05, 0.3, None), 2.0)
+    linear = scaling.Timing("f", SIZES, (0.05, 0.1, 0.2), 2.0)
+    quadratic = scaling.Timing("f", SIZES, (0.05, 0.2, 0.8), 2.0)
+    tiny = scaling.Timing("f", SIZES, (0.0001, 0.0004, 0.009), 2.0)
     assert not linear.superlinear and quadratic.superlinear
     assert not tiny.superlinear  # 90x, but 9 ms: timer noise, not growth
-    assert timed_out.superlinear
+
+
+def test_one_doubling_cannot_tell() -> None:
+    """Quadratic is x4 per doubling, what linear with its slack may take: x4 input is needed."""
+    assert not scaling.Timing("f", SIZES[:2], (0.05, 0.21), 2.0).superlinear
+    assert scaling.Timing("f", SIZES, (0.05, 0.21, 0.85), 2.0).superlinear
+
+
+def test_a_timeout_counts_only_when_linear_growth_would_have_finished_with_room() -> None:
+    slow = (0.05, 0.3, None)  # linear growth allows 0.4 s at 100k: 2 s is only 5x that
+    assert not scaling.Timing("f", SIZES, slow, 2.0).superlinear
+    waited = scaling.Timing("f", SIZES, slow, 2.0, waited=3.2)  # waited 8x the allowance
+    assert waited.superlinear
+    assert waited.describe().startswith(
+        "f: 100,000 chars did not finish within 3.2 s (the 2 s timeout extended), while "
+        "25,000 chars took 0.050 s and a linear chunker of this kind would take at most 0.4 s"
+    )
+    fast = scaling.Timing("f", SIZES, (0.001, 0.002, None), 2.0)  # 0.008 s allowed, 2 s waited
+    assert fast.superlinear and "within the 2 s timeout" in fast.describe()
+    capped = scaling.Timing("f", SIZES, (0.3, 0.6, None), 2.0, waited=8.0)  # 2.4 s x 8 > 8 s
+    assert not capped.superlinear
+
+
+def test_too_slow_at_the_first_size_is_left_to_terminates() -> None:
+    assert not scaling.Timing("f", SIZES[:1], (None,), 2.0).superlinear
+    assert not scaling.Timing("f", SIZES, (0.05, 0.2, 0.8), 2.0, failed=True).superlinear
+
+
+def test_messages_have_one_format_whether_a_size_finished_or_not() -> None:
+    grown = scaling.Timing("f", SIZES, (0.05, 0.2, 0.8), 2.0)
+    late = scaling.Timing("f", (*SIZES, 200_000), (0.001, 0.002, 0.004, None), 2.0)
+    for timing in (grown, late):
+        text = f"{timing.describe()}; config max_size=200, overlap=20: time grows faster than " \
+            "the input"
+        assert _families([text]) == {"f"}
+    assert "200,000 chars: did not finish" in late.describe()
