@@ -173,6 +173,10 @@ CONFIG = Config(max_size=200, overlap=20)
 #: 6.4M characters): a quadratic loop in C (``str.rfind`` back to the document's start) takes
 #: milliseconds at 100k characters and only shows its growth past a million.
 EXTRA = 6
+#: The same for the realistic families, up to 1.6M characters: a C loop over a prefix per
+#: chunk (``find`` or ``count`` from the start) shows by then on text that has breaks, and the
+#: probe stays at a few seconds with this many families.
+EXTRA_REALISTIC = 4
 #: CPU seconds of the plugin after which no further family is started.
 BUDGET = 20.0
 
@@ -377,20 +381,23 @@ def _settle(state: _Measuring) -> bool:
     return True
 
 
-def _grow(state: _Measuring, sizes: tuple[int, ...]) -> None:
-    """Plan one more doubling if the largest size so far was fast and doublings remain."""
+def _grow(state: _Measuring, most: int) -> None:
+    """Plan one more doubling if the largest size so far was fast and fewer than ``most``
+    sizes are planned."""
     taken = state.seconds[-1]
     at_end = len(state.seconds) == len(state.planned)
-    if at_end and taken is not None and taken < FLOOR and len(state.planned) < len(sizes) + EXTRA:
+    if at_end and taken is not None and taken < FLOOR and len(state.planned) < most:
         state.planned.append(state.planned[-1] * 2)
 
 
 def measure(worker: Worker, family: str, *, timeout: float, config: Config = CONFIG,
             sizes: tuple[int, ...] = SIZES) -> Timing:
     """Time one family, growing through ``sizes`` (and doubling on while under FLOOR, up to
-    EXTRA more sizes) until a size times out or the family is shown superlinear (``failed`` if
-    the plugin failed on it). Each size is timed once, the compared ones again (``_settle``).
+    EXTRA more sizes, EXTRA_REALISTIC for a realistic family) until a size times out or the
+    family is shown superlinear (``failed`` if the plugin failed on it). Each size is timed
+    once, the compared ones again (``_settle``).
     """
+    most = len(sizes) + (EXTRA if family in PATHOLOGICAL else EXTRA_REALISTIC)
     state = _Measuring(worker, family, list(sizes), timeout, config)
     while len(state.seconds) < len(state.planned):
         taken = state.next_size()
@@ -403,7 +410,7 @@ def measure(worker: Worker, family: str, *, timeout: float, config: Config = CON
                 return state.timing(failed=True)
             if state.timing().superlinear:
                 return state.timing()
-        _grow(state, sizes)
+        _grow(state, most)
     return state.timing(failed=not _settle(state))
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import multiprocessing
 import re
-import time
-from collections.abc import Iterator
+import resource
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from contract import scaling
 from contract.plugins import load
 from contract.runner import RunSettings, run
-from contract.worker import Worker
+from contract.worker import Outcome, Worker
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -131,14 +132,22 @@ def test_linear_chunkers_never_reported_over_ten_probes(busy_machine: None) -> N
     from contract.execution import serve  # the worker's task, as in a run
 
     reported = []
-    started = time.monotonic()
+    started = _children_cpu()
     for target in LINEAR * 2:
         plugin = load(target)
         with Worker(serve(plugin), timeout=2.0, memory_mb=1024) as worker:
             found = scaling.probe(worker, timeout=2.0)
         reported += [f"{target}: {v.message}" for v in found]
     assert not reported, "\n".join(reported)
-    assert time.monotonic() - started < 300  # bounded: a few seconds a probe
+    # Bounded: a few seconds a probe, in the workers' CPU time (the wall clock of a busy
+    # machine is no measure of the probe's cost).
+    assert _children_cpu() - started < 150
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the reaped child processes (the closed workers) so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 SIZES = (25_000, 50_000, 100_000)
@@ -186,3 +195,118 @@ def test_messages_have_one_format_whether_a_size_finished_or_not() -> None:
             "the input"
         assert _families([text]) == {"f"}
     assert "200,000 chars: did not finish" in late.describe()
+
+
+# ------------------------------------------------------------ the probe on a modelled worker
+
+
+@dataclass
+class _Modelled:
+    """A stand-in worker whose call at ``size`` takes ``cpu(size)`` CPU seconds plus ``noise``
+    on its first call at each size; the wall clock runs ``load`` times slower, and a call whose
+    wall time exceeds its timeout times out."""
+
+    cpu: Callable[[int], float]
+    load: float = 1.0
+    noise: float = 0.0
+    fails: bool = False
+    calls: list[tuple[int, float]] = field(default_factory=list)
+
+    def call(self, request: tuple[object, ...], *, timeout: float) -> Outcome:
+        size = request[2]
+        assert isinstance(size, int) and request[0] == "cpu-family"
+        first = all(s != size for s, _ in self.calls)
+        self.calls.append((size, timeout))
+        taken = self.cpu(size) + (self.noise if first else 0.0)
+        if self.fails:
+            return Outcome("error", None, "RuntimeError", "boom")
+        return Outcome("timeout") if taken * self.load > timeout else Outcome("ok", taken)
+
+
+def _measured(model: _Modelled, timeout: float = 2.0) -> scaling.Timing:
+    return scaling.measure(model, "newlines only", timeout=timeout)  # type: ignore[arg-type]
+
+
+def _linear(per_25k: float) -> Callable[[int], float]:
+    return lambda n: per_25k * n / 25_000
+
+
+def _quadratic(per_25k: float) -> Callable[[int], float]:
+    return lambda n: per_25k * (n / 25_000) ** 2
+
+
+@pytest.mark.parametrize("load", [1.0, 3.0, 6.0, 12.0])
+def test_a_slow_linear_chunker_on_a_busy_machine_is_not_reported(load: float) -> None:
+    """0.5 s at 25k, 2 s at 100k: sizes time out, are waited for longer, and pass."""
+    model = _Modelled(_linear(0.5), load=load)
+    assert not _measured(model).superlinear
+    assert max(wait for _, wait in model.calls) <= 2.0 * scaling.EXTEND
+
+
+@pytest.mark.parametrize("load", [1.0, 3.0])
+def test_quadratic_over_the_timeout_at_25k_is_reported_on_a_busy_machine(load: float) -> None:
+    timing = _measured(_Modelled(_quadratic(3.0), load=load))
+    assert timing.superlinear, timing.describe()
+    assert timing.sizes[-1] <= 25_000
+
+
+def test_noise_on_first_calls_is_timed_away_and_only_where_it_matters() -> None:
+    model = _Modelled(_linear(0.05), noise=0.3)  # every first call 0.3 s slower
+    timing = _measured(model)
+    assert not timing.superlinear, timing.describe()
+    clean = _Modelled(_linear(0.05))
+    _measured(clean)
+    largest = max(size for size, _ in clean.calls)
+    assert [s for s, _ in clean.calls].count(largest) == 1  # a linear verdict: no re-timing
+
+
+def test_fast_chunkers_are_grown_to_millions() -> None:
+    model = _Modelled(_quadratic(0.00002))  # C-speed: 0.02 ms at 25k, 0.3 s at 3.2M
+    timing = _measured(model)
+    assert timing.superlinear and timing.sizes[-1] > 1_000_000
+    linear = _Modelled(_linear(0.0001))
+    assert not _measured(linear).superlinear
+    assert max(size for size, _ in linear.calls) == scaling.SIZES[-1] * 2**scaling.EXTRA
+
+
+def test_a_failing_plugin_is_left_to_no_crash() -> None:
+    assert _measured(_Modelled(_quadratic(3.0), fails=True)).failed
+    found = scaling.probe(_Modelled(_quadratic(3.0), fails=True), timeout=2.0)  # type: ignore[arg-type]
+    assert found == []
+
+
+def _probed(model: _Modelled, **options: float) -> list[str]:
+    found = scaling.probe(model, timeout=2.0, **options)  # type: ignore[arg-type]
+    return [v.message for v in found]
+
+
+def test_every_family_is_reported_and_the_budget_is_cpu_time() -> None:
+    everything = _probed(_Modelled(_quadratic(0.5)))
+    assert _families(everything) == set(scaling.FAMILIES)
+    busy = _probed(_Modelled(_quadratic(0.05), load=5.0))  # slower wall clock, no timeout
+    assert _families(busy) == set(scaling.FAMILIES)
+    cut = _probed(_Modelled(_quadratic(0.5)), budget=0.5)
+    assert 1 <= len(cut) < len(scaling.FAMILIES)
+
+
+# --------------------------------------------------------------------------- the families
+
+
+def test_families_are_deterministic_exact_and_cover_the_generators_shapes() -> None:
+    for name, build in scaling.FAMILIES.items():
+        assert len(build(12_345)) == 12_345 and build(777) == build(777), name
+    assert set(scaling.PATHOLOGICAL) < set(scaling.FAMILIES)
+    text = {name: scaling.FAMILIES[name](20_000) for name in scaling.FAMILIES}
+    assert "\n\n" in text["paragraphs"] and "\n# " in text["markdown sections"]
+    assert "```" in text["fenced code"] and "|---" in text["tables"]
+    assert '"id":' in text["JSON blocks"] and "\r\n\r\n" in text["CRLF text"]
+    assert "\n- " in text["lists"] and "\n|" in text["mixed markdown"]
+
+
+def test_realistic_blocks_are_not_repeated_but_repeated_blocks_are() -> None:
+    """Unique blocks: a chunker that finds a chunk's text from the start would stop early
+    on a repeated one and hide its quadratic scan."""
+    paragraphs = scaling.FAMILIES["paragraphs"](200_000).split("\n\n")[:-1]
+    assert len(set(paragraphs)) == len(paragraphs)
+    blocks = scaling.FAMILIES["repeated blocks"](20_000).split("</item>\n")[:-1]
+    assert len(set(blocks)) == 1
