@@ -9,23 +9,27 @@ markdown sections with headings, lists, fenced code, tables, JSON blocks, repeat
 blocks, CRLF text, and a mixed markdown document. Every family applies to every text plugin.
 
 **Sizes.** A family starts small (``SIZES[0]``, 3,125 characters) and doubles to 100,000, then
-on while the largest size takes under ``FLOOR`` seconds (up to 6.4M characters: a quadratic
-loop in C shows only past a million). It stops growing as soon as it is shown superlinear.
+on while the largest size takes under ``FLOOR`` seconds: up to 6.4M characters for the
+pathological families (a quadratic loop in C shows only past a million), 1.6M for the realistic
+ones (text with breaks shows a C loop over a prefix sooner). It stops growing as soon as it is
+shown superlinear.
 
 **Verdict.** Times are the worker's own CPU time, so load on the machine does not count. The
-largest finished size is compared with the size four times smaller: reported when it takes
-more than ``RATIO`` times as long (linear takes about 4x, quadratic about 16x) and more than
-``FLOOR`` seconds, so timer noise on millisecond calls never counts. The two compared sizes are
-timed up to ``REPEATS`` times, keeping the least (noise only ever adds time); only the repeats
-that could change the verdict are made. A suspected family is measured a second time and must
-fail again. Every confirmed family is reported, one violation each; no family starts after
-``BUDGET`` seconds.
+largest finished size is compared with the size four times smaller (one doubling cannot tell:
+quadratic is x4 there, what linear with its slack may take): reported when it takes more than
+``RATIO`` times as long (linear takes about 4x, quadratic about 16x) and more than ``FLOOR``
+seconds, so timer noise on millisecond calls never counts. The two compared sizes are timed up
+to ``REPEATS`` times, keeping the least (noise only ever adds time); only the repeats that could
+change the verdict are made. A suspected family is measured a second time and must fail again.
+Every confirmed family is reported, one violation each; no family starts once the plugin has
+spent ``BUDGET`` CPU seconds in the probe.
 
-**Timeouts.** A size that does not finish within the call's timeout (wall-clock, so it depends
-on load) counts against the plugin only when linear growth from the compared smaller size, with
-``RATIO``'s slack and a further ``LOAD`` times for a busy machine, would have finished well
-within it; otherwise the finished sizes decide, on their CPU times. A plugin too slow even at
-the smallest size is left to ``terminates``. Plugin failures are left to ``no_crash``.
+**Timeouts.** The call's timeout is wall-clock, so a timeout depends on load. A size that does
+not finish is waited for once more, up to ``LOAD`` times the most a linear chunker may take
+there (RATIO's slack included; at most ``EXTEND`` times the timeout), and counts as superlinear
+only if it does not finish then either; if it does, its CPU time decides like any other. So a
+correct but slow chunker is judged on CPU times, and a plugin too slow even at the smallest
+size is left to ``terminates``. Plugin failures are left to ``no_crash``.
 """
 
 from __future__ import annotations
