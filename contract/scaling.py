@@ -182,7 +182,7 @@ EXTRA = 6
 #: probe stays at a few seconds with this many families.
 EXTRA_REALISTIC = 4
 #: CPU seconds of the plugin after which no further family is started.
-BUDGET = 20.0
+BUDGET = 30.0
 
 
 @dataclass(frozen=True)
@@ -373,6 +373,8 @@ def _settle(state: _Measuring) -> bool:
         pair = timing.compared
         if pair is None:
             return True
+        if timing.superlinear and not timing.grew:
+            return True  # a timeout: a smaller time at the smaller size only confirms it
         k = pair[1] if timing.superlinear else pair[0]
         if k in state.retimed:
             return True
