@@ -52,7 +52,7 @@ def _suite() -> dict[str, tuple[str, set[str]]]:
 
 def _one(target: str, seed: int) -> list[tuple[str, str | None]]:
     """(invariant, pattern or None) per counterexample of one run."""
-    settings = RunSettings(seed=seed, reproducers=None, timeout=1.0)
+    settings = RunSettings(seed=seed, reproducers=None)
     result = run(target, settings)
     return [(r.id, r.counterexample.diagnosis.pattern if r.counterexample.diagnosis else None)
             for r in result.violated if r.counterexample is not None]
