@@ -33,6 +33,7 @@ def _settings(**changes: object) -> RunSettings:
         seed=7,
         reproducers=None,
         corpus=False,
+        schedule=False,
         measure=False,
         skip=("scales_linearly",),
     )
@@ -52,6 +53,16 @@ def test_a_run_out_of_exploration_budget_says_so() -> None:
         f"checked {result.examples} of 200 examples: the 0.5 s exploration budget ran out"
     )
     assert result.passed  # the verdict stands; the report says how much it rests on
+
+
+def test_a_covering_schedule_cut_by_the_budget_counts_as_asked() -> None:
+    from contract.strategies.schedule import schedule_for
+
+    result = run(SLOW, _settings(max_examples=200, explore_seconds=0.5, only=("non_empty",),
+                                 schedule=True))
+    assert result.examples_asked == len(list(schedule_for("text").items())) + 200
+    assert result.stopped_early == "the 0.5 s exploration budget ran out"
+    assert result.coverage is not None and result.coverage.covered < result.coverage.total
 
 
 def test_a_run_within_its_budget_does_not_claim_an_early_stop() -> None:
