@@ -239,7 +239,11 @@ def test_real_replays(
     with in_scratch_folder() as folder:
         (folder / "r.json").write_text(json.dumps(body))
         code, _ = answer(["replay", "r.json"], capsys)
-    assert code in (0, 2)
+    # A valid timeout shorter than a call takes is a real `terminates` verdict (exit 1), however
+    # fast the machine: only such a timeout may give 1 on this correct plugin.
+    timeout = limits["timeout"]
+    tiny = isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 < timeout < 5
+    assert code in (0, 2) or (code == 1 and tiny)
 
 
 @settings(FAST, max_examples=8)

@@ -281,7 +281,7 @@ def _settings(**changes: Any) -> RunSettings:
 def test_every_seed_plays_the_same_schedule_first(seed: int) -> None:
     recorder = _Recorder()
     found = _explore(recorder, st.just(("x", Config(1, 0))), _settings(seed=seed), seed,  # type: ignore[arg-type]
-                     lambda event: None, (), SCHEDULE)
+                     lambda event: None, (), plan=SCHEDULE)
     n = len(SCHEDULE.cases)
     assert recorder.calls[:n] == SCHEDULE.items()
     assert found.coverage is not None and found.coverage.complete
