@@ -20,9 +20,11 @@ from contract.model import (
     ChunkTypeError,
     Config,
     Document,
+    MalformedRecords,
     Violation,
-    chunks_from_records,
+    checked_records,
     normalise_chunks,
+    plain_text,
 )
 from contract.plugins import Plugin
 from contract.registry import Invariant, registry
@@ -30,6 +32,9 @@ from contract.worker import Outcome, Worker
 
 #: Exceptions a plugin may raise to reject a degenerate config (SPEC §2).
 REJECTIONS = (ValueError, TypeError)
+#: The default reply limit of a Session: REPLY_BASE bytes plus REPLY_SCALE times the request's.
+REPLY_BASE = 16 * 2**20
+REPLY_SCALE = 64
 
 
 @dataclass
@@ -80,9 +85,10 @@ def serve(plugin: Plugin) -> Callable[[Any], Any]:
         except MemoryError:
             raise
         except ChunkTypeError as exc:
-            return ("wrong_type", str(exc))
+            return ("wrong_type", plain_text(str(exc)))
         except Exception as exc:
-            return ("raised", _exc_name(exc), str(exc), isinstance(exc, REJECTIONS), _trace(exc))
+            return ("raised", _exc_name(exc), plain_text(str(exc)), isinstance(exc, REJECTIONS),
+                    _trace(exc))
 
     return task
 
@@ -103,29 +109,45 @@ def _cpu_seconds(plugin: Plugin, document: str, max_size: int, overlap: int) -> 
 def _count(plugin: Plugin, text: str) -> int:
     assert plugin.count_tokens is not None
     value = plugin.count_tokens(text)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ChunkTypeError(f"count_tokens({text[:20]!r}) returned {value!r}, expected an int")
-    return value
+    if isinstance(value, bool) or not issubclass(type(value), int):
+        shown = plain_text(repr(value), 80)
+        raise ChunkTypeError(f"count_tokens({text[:20]!r}) returned {shown}, expected an int")
+    return int.__index__(value)
 
 
 def _exc_name(exc: BaseException) -> str:
-    return type(exc).__name__
+    return plain_text(type(exc).__name__, 200)
 
 
 def _trace(exc: BaseException) -> str:
-    return "".join(traceback.format_exception(exc)[-6:])
+    return plain_text("".join(traceback.format_exception(exc)[-6:]), 20_000)
 
 
 class Session:
     """A plugin behind its worker, ready to be observed on many inputs."""
 
     def __init__(
-        self, plugin: Plugin, *, timeout: float, memory_mb: int | None, selected: Iterable[str]
+        self,
+        plugin: Plugin,
+        *,
+        timeout: float,
+        memory_mb: int | None,
+        selected: Iterable[str],
+        reply_limit: int | None = None,
     ) -> None:
+        """``reply_limit``: bytes a reply may take (default: REPLY_BASE plus REPLY_SCALE times
+        the request's size, so a chunker returning 64 copies of its input still passes)."""
         self.plugin = plugin
         self.timeout = timeout
         self.memory_mb = memory_mb
-        self.worker = Worker(serve(plugin), timeout=timeout, memory_mb=memory_mb)
+        scale = REPLY_SCALE if reply_limit is None else 0
+        self.worker = Worker(
+            serve(plugin),
+            timeout=timeout,
+            memory_mb=memory_mb,
+            reply_limit=REPLY_BASE if reply_limit is None else reply_limit,
+            reply_scale=scale,
+        )
         rules = registry()
         self.applicable: list[Invariant] = [
             r for r in rules.values() if r.applies_to(plugin.kind, plugin.declarations.promises)
@@ -197,10 +219,16 @@ class Session:
         elif outcome.kind == "timeout":
             self.hangs += 1
         reply = _unwrap(outcome, self.memory_mb)
-        if reply[0] == "chunks":
-            return chunks_from_records(reply[1])
-        if reply[0] == "wrong_type":
+        shape = _split_reply_shape(reply)
+        if shape == "chunks":
+            try:
+                return checked_records(reply[1])
+            except MalformedRecords as exc:
+                raise PluginFailure(_malformed(str(exc))) from None
+        if shape == "wrong_type":
             raise PluginFailure(Violation("no_crash", f"the plugin {reply[1]}"))
+        if shape != "raised":
+            raise PluginFailure(_malformed(f"a reply of unknown shape {_brief(reply)}"))
         _, name, message, rejects, trace = reply
         if rejects and not config.is_valid:
             raise _Rejected()
@@ -290,7 +318,34 @@ class Session:
             raise PluginFailure(Violation(v.invariant, f"count_tokens: {v.message}")) from None
         if len(self._counts) > 100_000:
             self._counts.clear()
-        return int(reply[0])
+        if type(reply) is not list or len(reply) != 1 or type(reply[0]) is not int:
+            raise PluginFailure(_malformed(f"a token count of {_brief(reply)}"))
+        return reply[0]
+
+
+def _split_reply_shape(reply: Any) -> str:
+    """"chunks", "wrong_type" or "raised" for a well-formed reply to a split, else ""."""
+    if type(reply) is not list or not reply:
+        return ""
+    kind, size = reply[0], len(reply)
+    if kind == "chunks" and size == 2:
+        return "chunks"
+    if kind == "wrong_type" and size == 2 and type(reply[1]) is str:
+        return "wrong_type"
+    types = [type(x) for x in reply[1:]]
+    if kind == "raised" and types == [str, str, bool, str]:
+        return "raised"
+    return ""
+
+
+def _malformed(what: str) -> Violation:
+    """The violation of a worker whose reply is well-framed JSON but not a valid reply."""
+    return Violation("no_crash", f"the worker sent {what}, not a valid reply")
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class _Rejected(Exception):

@@ -77,8 +77,8 @@ def _time(
         outcome = worker.call(request, timeout=timeout)
         if outcome.kind == "timeout":
             return None
-        if outcome.kind != "ok" or outcome.value is None:
-            return "failed"
+        if outcome.kind != "ok" or type(outcome.value) not in (int, float):
+            return "failed"  # no time, or not a number: nothing from the worker is trusted
         best = outcome.value if best is None else min(best, outcome.value)
     return best
 
