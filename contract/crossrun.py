@@ -69,7 +69,8 @@ def first_difference(before: list[dict[str, Any]], after: list[dict[str, Any]]) 
 
 def _serve(target: str) -> int:
     from contract.model import normalise_chunks
-    from contract.plugins import TargetError, load
+    from contract.plugins import TargetError
+    from contract.plugins import load_here as load  # this fresh interpreter calls the plugin
 
     try:
         plugin = load(target)
@@ -78,6 +79,7 @@ def _serve(target: str) -> int:
     out: list[list[dict[str, Any]] | None] = []
     for case in json.loads(sys.stdin.read()):
         config = case["config"]
+        assert plugin.split is not None
         try:
             result = plugin.split(
                 case["document"], max_size=config["max_size"], overlap=config["overlap"]

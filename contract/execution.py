@@ -26,7 +26,7 @@ from contract.model import (
     normalise_chunks,
     plain_text,
 )
-from contract.plugins import Plugin
+from contract.plugins import Plugin, load_timeout
 from contract.registry import Invariant, registry
 from contract.worker import Outcome, Worker
 
@@ -60,7 +60,10 @@ class PluginFailure(Exception):
 
 
 def serve(plugin: Plugin) -> Callable[[Any], Any]:
-    """The function the worker runs: split a document, or count tokens, for ``plugin``."""
+    """The function the worker runs: split a document, or count tokens, for ``plugin`` (a
+    plugin resolved in the worker itself, with its callables)."""
+    split = plugin.split
+    assert split is not None, "serve() needs a plugin resolved in this process (load_here)"
 
     def task(request: tuple[Any, ...]) -> Any:
         if request[0] == "count":
@@ -80,7 +83,7 @@ def serve(plugin: Plugin) -> Callable[[Any], Any]:
         try:
             return (
                 "chunks",
-                normalise_chunks(plugin.split(document, max_size=max_size, overlap=overlap)),
+                normalise_chunks(split(document, max_size=max_size, overlap=overlap)),
             )
         except MemoryError:
             raise
@@ -96,9 +99,11 @@ def serve(plugin: Plugin) -> Callable[[Any], Any]:
 def _cpu_seconds(plugin: Plugin, document: str, max_size: int, overlap: int) -> float | None:
     """CPU seconds one split takes in the worker (load on the machine does not count), or None
     if the plugin failed."""
+    split = plugin.split
+    assert split is not None
     started = time.process_time()
     try:
-        normalise_chunks(plugin.split(document, max_size=max_size, overlap=overlap))
+        normalise_chunks(split(document, max_size=max_size, overlap=overlap))
     except MemoryError:
         raise
     except Exception:
@@ -140,9 +145,12 @@ class Session:
         self.plugin = plugin
         self.timeout = timeout
         self.memory_mb = memory_mb
+        from contract.engine.loading import plugin_setup
+
         scale = REPLY_SCALE if reply_limit is None else 0
         self.worker = Worker(
-            serve(plugin),
+            setup=plugin_setup(plugin),  # the plugin is loaded in the worker, again on restarts
+            load_timeout=load_timeout(timeout),
             timeout=timeout,
             memory_mb=memory_mb,
             reply_limit=REPLY_BASE if reply_limit is None else reply_limit,

@@ -68,7 +68,8 @@ from chunk_input import FuzzCase, decode  # noqa: E402
 from contract import reproducers  # noqa: E402
 from contract.execution import Session, serve  # noqa: E402
 from contract.model import Violation, escape  # noqa: E402
-from contract.plugins import Plugin, TargetError, load  # noqa: E402
+from contract.plugins import Plugin, TargetError  # noqa: E402
+from contract.plugins import load_here as load  # noqa: E402  (fuzzing runs the plugin in-process)
 from contract.registry import registry  # noqa: E402
 from contract.worker import Outcome  # noqa: E402
 

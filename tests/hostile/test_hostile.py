@@ -214,3 +214,61 @@ def test_wrong_but_legal_offsets_are_judged_by_the_invariants(tmp_path: Path, na
     violated = result.violated()
     assert "no_crash" not in violated
     assert violated  # span rules catch the wrong offsets
+
+
+# ----------------------------------------------------------------------- loading the target
+
+LOAD_LIMIT = {"CHUNK_CONTRACT_LOAD_TIMEOUT": "2"}
+
+
+@pytest.mark.parametrize(
+    ("where", "says"),
+    [
+        (f"{HERE / 'import_hang.py'}:split", "loading timed out after 2 s"),
+        (f"{HERE / 'import_exit.py'}:split",
+         "the plugin exited the worker while loading (exit status 0)"),
+        (f"{HERE / 'import_abort.py'}:split",
+         "the worker died while loading the plugin (worker killed by SIGABRT)"),
+        (f"{HERE / 'loading.py'}:InitHangs", "loading timed out after 2 s"),
+        (f"{HERE / 'loading.py'}:InitExits", "exited the worker while loading (exit status 0)"),
+        (f"{HERE / 'loading.py'}:GetattrHangs", "loading timed out after 2 s"),
+        (f"{HERE / 'loading.py'}:PromisesHang", "loading timed out after 2 s"),
+        (f"{HERE / 'loading.py'}:KindEqHangs", "loading timed out after 2 s"),
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_target_that_fails_while_loading_is_a_one_line_usage_error(
+    tmp_path: Path, where: str, says: str, command: str
+) -> None:
+    args = ("some.txt", "--max-size", "10") if command == "check" else ()
+    (tmp_path / "some.txt").write_text("some text to chunk")
+    result = run(tmp_path, where, *args, env=LOAD_LIMIT, command=command)
+    lines = [x for x in result.err.splitlines() if not x.startswith("HOST-PEAK-KIB=")]
+    assert result.code == 2, result.err
+    assert len(lines) == 1 and says in lines[0], result.err
+    assert "Traceback" not in result.err
+    assert result.seconds < 30
+
+
+def test_a_thread_started_at_import_does_not_keep_the_host_alive(tmp_path: Path) -> None:
+    result = run(tmp_path, f"{HERE / 'import_thread.py'}:split")
+    assert_verdict(result)
+    assert result.code == 0
+
+
+def test_an_api_object_has_its_declarations_read_in_the_worker() -> None:
+    from contract.plugins import TargetError, load
+    from tests.hostile import loading
+
+    os.environ.update(LOAD_LIMIT)
+    try:
+        started = time.monotonic()
+        with pytest.raises(TargetError, match="loading timed out after 2 s"):
+            load(loading.GetattrHangs())
+        assert time.monotonic() - started < 20
+        plugin = load(loading.Fine)
+    finally:
+        del os.environ["CHUNK_CONTRACT_LOAD_TIMEOUT"]
+    assert plugin.split is None and plugin.source is loading.Fine
+    assert plugin.declarations.unit == "chars"
+    assert plugin.target.endswith("Fine")
