@@ -14,27 +14,24 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from contract.engine.messages import Chunks, CountTokens, Split, WrongType
+from contract.engine.transport import ForkTransport, Transport
 from contract.model import (
     Case,
     Chunk,
     ChunkTypeError,
     Config,
     Document,
-    MalformedRecords,
     Violation,
-    checked_records,
     normalise_chunks,
     plain_text,
 )
-from contract.plugins import Plugin, load_timeout
+from contract.plugins import Plugin
 from contract.registry import Invariant, registry
-from contract.worker import Outcome, Worker
+from contract.worker import Outcome
 
 #: Exceptions a plugin may raise to reject a degenerate config (SPEC §2).
 REJECTIONS = (ValueError, TypeError)
-#: The default reply limit of a Session: REPLY_BASE bytes plus REPLY_SCALE times the request's.
-REPLY_BASE = 16 * 2**20
-REPLY_SCALE = 64
 
 
 @dataclass
@@ -139,22 +136,16 @@ class Session:
         memory_mb: int | None,
         selected: Iterable[str],
         reply_limit: int | None = None,
+        transport: Transport | None = None,
     ) -> None:
-        """``reply_limit``: bytes a reply may take (default: REPLY_BASE plus REPLY_SCALE times
-        the request's size, so a chunker returning 64 copies of its input still passes)."""
+        """``transport``: how the plugin is reached (default: a ForkTransport, which loads the
+        plugin in its worker, again after every restart). ``reply_limit``: bytes a reply may
+        take (default: 16 MiB plus 64 times the request's size)."""
         self.plugin = plugin
         self.timeout = timeout
         self.memory_mb = memory_mb
-        from contract.engine.loading import plugin_setup
-
-        scale = REPLY_SCALE if reply_limit is None else 0
-        self.worker = Worker(
-            setup=plugin_setup(plugin),  # the plugin is loaded in the worker, again on restarts
-            load_timeout=load_timeout(timeout),
-            timeout=timeout,
-            memory_mb=memory_mb,
-            reply_limit=REPLY_BASE if reply_limit is None else reply_limit,
-            reply_scale=scale,
+        self.transport: Transport = transport or ForkTransport(
+            plugin, timeout=timeout, memory_mb=memory_mb, reply_limit=reply_limit
         )
         rules = registry()
         self.applicable: list[Invariant] = [
@@ -176,8 +167,13 @@ class Session:
         """A timeout well above this plugin's slowest successful call, at most the full one."""
         return min(self.timeout, max(0.1, 20 * self.slowest))
 
+    @property
+    def worker(self) -> Transport:
+        """The transport (the name the scaling probe and older callers use)."""
+        return self.transport
+
     def close(self) -> None:
-        self.worker.close()
+        self.transport.close()
 
     def __enter__(self) -> Session:
         return self
@@ -219,30 +215,21 @@ class Session:
 
     def call(self, document: Any, config: Config, *, timeout: float | None = None) -> list[Chunk]:
         """The plugin's chunks, or PluginFailure (_Rejected: a degenerate config refused)."""
-        outcome = self.worker.call(
-            ("split", document, config.max_size, config.overlap), timeout=timeout
-        )
+        request = Split(document, config.max_size, config.overlap)
+        outcome = self.transport.call(request, timeout=timeout)
         if outcome.kind == "ok":
             self.slowest = max(self.slowest, outcome.elapsed)
         elif outcome.kind == "timeout":
             self.hangs += 1
         reply = _unwrap(outcome, self.memory_mb)
-        shape = _split_reply_shape(reply)
-        if shape == "chunks":
-            try:
-                return checked_records(reply[1])
-            except MalformedRecords as exc:
-                raise PluginFailure(_malformed(str(exc))) from None
-        if shape == "wrong_type":
-            raise PluginFailure(Violation("no_crash", f"the plugin {reply[1]}"))
-        if shape != "raised":
-            raise PluginFailure(_malformed(f"a reply of unknown shape {_brief(reply)}"))
-        _, name, message, rejects, trace = reply
-        if rejects and not config.is_valid:
+        if isinstance(reply, Chunks):
+            return reply.chunks
+        if isinstance(reply, WrongType):
+            raise PluginFailure(Violation("no_crash", f"the plugin {reply.message}"))
+        if reply.rejects and not config.is_valid:
             raise _Rejected()
-        raise PluginFailure(
-            Violation("no_crash", f"raised {name}: {message}".rstrip(": ") + f"\n{trace}".rstrip())
-        )
+        head = f"raised {reply.error_type}: {reply.message}".rstrip(": ")
+        raise PluginFailure(Violation("no_crash", head + f"\n{reply.trace}".rstrip()))
 
     def _check(
         self,
@@ -320,40 +307,13 @@ class Session:
 
     def _count(self, text: str) -> int:
         try:
-            reply = _unwrap(self.worker.call(("count", [text])), self.memory_mb)
+            reply = _unwrap(self.transport.call(CountTokens((text,))), self.memory_mb)
         except PluginFailure as failure:
             v = failure.violation
             raise PluginFailure(Violation(v.invariant, f"count_tokens: {v.message}")) from None
         if len(self._counts) > 100_000:
             self._counts.clear()
-        if type(reply) is not list or len(reply) != 1 or type(reply[0]) is not int:
-            raise PluginFailure(_malformed(f"a token count of {_brief(reply)}"))
-        return reply[0]
-
-
-def _split_reply_shape(reply: Any) -> str:
-    """"chunks", "wrong_type" or "raised" for a well-formed reply to a split, else ""."""
-    if type(reply) is not list or not reply:
-        return ""
-    kind, size = reply[0], len(reply)
-    if kind == "chunks" and size == 2:
-        return "chunks"
-    if kind == "wrong_type" and size == 2 and type(reply[1]) is str:
-        return "wrong_type"
-    types = [type(x) for x in reply[1:]]
-    if kind == "raised" and types == [str, str, bool, str]:
-        return "raised"
-    return ""
-
-
-def _malformed(what: str) -> Violation:
-    """The violation of a worker whose reply is well-framed JSON but not a valid reply."""
-    return Violation("no_crash", f"the worker sent {what}, not a valid reply")
-
-
-def _brief(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+        return int(reply.values[0])
 
 
 class _Rejected(Exception):

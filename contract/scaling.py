@@ -18,8 +18,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from contract.engine.messages import CpuFamily
+from contract.engine.transport import Transport
 from contract.model import Config, Violation
-from contract.worker import Worker
 
 FAMILIES: dict[str, Callable[[int], str]] = {
     "one character repeated": lambda n: "a" * n,
@@ -67,23 +68,25 @@ class Timing:
 
 
 def _time(
-    worker: Worker, family: str, size: int, config: Config, timeout: float, repeats: int = REPEATS
+    worker: Transport, family: str, size: int, config: Config, timeout: float,
+    repeats: int = REPEATS,
 ) -> float | str | None:
     """The least CPU time of ``repeats`` calls on ``family`` at ``size`` characters (built in the
     worker); None on a timeout; "failed" if the plugin failed."""
     best: float | None = None
     for _ in range(repeats):
-        request = ("cpu-family", family, size, config.max_size, config.overlap)
+        request = CpuFamily(family, size, config.max_size, config.overlap)
         outcome = worker.call(request, timeout=timeout)
         if outcome.kind == "timeout":
             return None
-        if outcome.kind != "ok" or type(outcome.value) not in (int, float):
-            return "failed"  # no time, or not a number: nothing from the worker is trusted
-        best = outcome.value if best is None else min(best, outcome.value)
+        if outcome.kind != "ok" or outcome.value.value is None:
+            return "failed"
+        seconds = outcome.value.value
+        best = seconds if best is None else min(best, seconds)
     return best
 
 
-def measure(worker: Worker, family: str, *, timeout: float, config: Config = CONFIG,
+def measure(worker: Transport, family: str, *, timeout: float, config: Config = CONFIG,
             sizes: tuple[int, ...] = SIZES) -> Timing | None:
     """Time one family at every size (doubling on while the time is under FLOOR, up to
     EXTRA more sizes); None if the plugin failed on it.
@@ -113,7 +116,7 @@ def measure(worker: Worker, family: str, *, timeout: float, config: Config = CON
 
 
 def probe(
-    worker: Worker, *, timeout: float, config: Config = CONFIG, budget: float = BUDGET
+    worker: Transport, *, timeout: float, config: Config = CONFIG, budget: float = BUDGET
 ) -> list[Violation]:
     """The first family whose time grows superlinearly (measured twice), as a violation.
 

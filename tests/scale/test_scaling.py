@@ -13,7 +13,6 @@ import pytest
 from contract import scaling
 from contract.plugins import load
 from contract.runner import RunSettings, run
-from contract.worker import Worker
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -61,14 +60,14 @@ def busy_machine() -> Iterator[None]:
 
 def test_linear_chunkers_never_reported_over_ten_probes(busy_machine: None) -> None:
     """Two probes of each reference chunker (ten in all), while another process burns a core."""
-    from contract.execution import serve  # the worker's task, as in a run
+    from contract.engine.transport import ForkTransport  # the plugin's worker, as in a run
 
     reported = []
     started = time.monotonic()
     for target in LINEAR * 2:
         plugin = load(target)
-        with Worker(serve(plugin), timeout=2.0, memory_mb=1024) as worker:
-            found = scaling.probe(worker, timeout=2.0)
+        with ForkTransport(plugin, timeout=2.0, memory_mb=1024) as transport:
+            found = scaling.probe(transport, timeout=2.0)
         reported += [f"{target}: {v.message}" for v in found]
     assert not reported, "\n".join(reported)
     assert time.monotonic() - started < 300  # bounded: a few seconds a probe
