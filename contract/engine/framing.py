@@ -32,6 +32,9 @@ BODY_GRACE = 1.0
 BODY_RATE = 64 * 2**20
 _READ_SIZE = 2**20
 _SEPARATORS = (",", ":")
+#: Built once: json.dumps with options builds an encoder on every call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=_SEPARATORS, check_circular=False)
+_DECODER = json.JSONDecoder()
 #: Captured at import, so that a plugin patching ``builtins.len`` in the worker cannot make the
 #: worker's framing lie about sizes.
 _len = len
@@ -62,7 +65,7 @@ def encode(value: Any) -> bytes:
     case, and the fast one), else exactjson's encoding. Raises TypeError or ValueError for
     anything that is not plain data.
     """
-    text = json.dumps(value, ensure_ascii=False, separators=_SEPARATORS, check_circular=False)
+    text = _ENCODER.encode(value)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: exactjson keeps it exact
@@ -76,9 +79,9 @@ def decode(data: bytes | bytearray | memoryview) -> Any:
     """The plain data :func:`encode` wrote. Raises :class:`FrameError` on anything else."""
     try:
         if b'"$str"' not in data and b'"$dict"' not in data:
-            return json.loads(_bytes(data))
+            return _DECODER.decode(_bytes(data).decode("utf-8"))
         return exactjson.loads(_bytes(data))
-    except (ValueError, TypeError, RecursionError, MemoryError) as exc:
+    except (ValueError, TypeError, RecursionError, MemoryError) as exc:  # UnicodeError too
         raise FrameError(f"the payload is not valid JSON: {type(exc).__name__}: {exc}") from None
 
 
