@@ -574,12 +574,12 @@ def test_setup_runs_in_each_new_child_and_says_hello(make_worker: Any) -> None:
 
 
 def slow_setup() -> tuple[Any, Any]:
-    time.sleep(0.5)
+    time.sleep(1.5)
     return echo, None
 
 
 def test_setup_time_is_not_charged_to_the_call(make_worker: Any) -> None:
-    worker = make_worker(setup=slow_setup, timeout=SHORT)
+    worker = make_worker(setup=slow_setup, timeout=1.0)
     assert worker.call("a").value == "a"
 
 
