@@ -89,7 +89,13 @@ CHILD_REPLY_FD: int | None = None
 
 @dataclass(frozen=True)
 class Outcome:
-    """How one call in the worker ended: a value, or what went wrong."""
+    """How one call in the worker ended: a value, or what went wrong.
+
+    ``error`` outcomes are the task's own exceptions (``error_type`` names them), or one of the
+    boundary's: ``EncodingError`` (the value is not plain data), ``ProtocolError`` (a reply
+    that is no valid frame, or not JSON), ``ReplyTooLarge`` (over the reply limit, never read)
+    and ``SetupError`` (a new child's setup failed). After the last three the child is gone.
+    """
 
     kind: Kind
     value: Any = None
@@ -401,7 +407,11 @@ class Worker:
         self._child = self._fork(output)
         self._reaper = weakref.finalize(self, self._child.stop)
         self._starts += 1
-        self.hello = self._await_hello(self._child) if self._handshake else Outcome("ok")
+        try:
+            self.hello = self._await_hello(self._child) if self._handshake else Outcome("ok")
+        except BaseException:
+            self._discard()  # interrupted while the child loads: nothing half-started stays
+            raise
         if not self.hello.ok:
             self._discard()
         return self._child
