@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -272,3 +273,27 @@ def test_an_api_object_has_its_declarations_read_in_the_worker() -> None:
     assert plugin.split is None and plugin.source is loading.Fine
     assert plugin.declarations.unit == "chars"
     assert plugin.target.endswith("Fine")
+
+
+# ----------------------------------------------------------------------- pytest --chunk-contract
+
+
+def _pytest(tmp_path: Path, where: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "pytest", "-p", "contract.pytest_plugin", "-q",
+            "-p", "no:cacheprovider", "--chunk-contract", where,
+            "--chunk-contract-max-examples", "4", "--chunk-contract-skip", "scales_linearly"]
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), **LOAD_LIMIT}
+    return subprocess.run(argv, cwd=tmp_path, env=environ, capture_output=True, text=True,
+                          timeout=RUN_LIMIT, check=False)
+
+
+def test_pytest_plugin_target_exiting_at_import_is_a_usage_error(tmp_path: Path) -> None:
+    done = _pytest(tmp_path, f"{HERE / 'import_exit.py'}:split")
+    assert done.returncode == 4, done.stdout + done.stderr  # pytest's usage error
+    assert "exited the worker while loading (exit status 0)" in done.stderr
+
+
+def test_pytest_plugin_survives_chunks_that_exit_their_unpickler(tmp_path: Path) -> None:
+    done = _pytest(tmp_path, target("reduce_exit"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"\d+ passed", done.stdout), done.stdout
