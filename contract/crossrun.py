@@ -10,7 +10,6 @@ with another ``PYTHONHASHSEED`` and compares the chunks.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import subprocess
@@ -18,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from contract import exactjson  # documents and chunks keep lone surrogates apart (SPEC 1.1 §7)
 from contract.model import CHUNK_FIELDS, Config, chunks_from_records
 
 #: Inputs re-chunked in the fresh interpreter.
@@ -33,7 +33,7 @@ def fresh_chunks(
 ) -> tuple[int, list[list[dict[str, Any]] | None]] | None:
     """``(hash_seed, records per case)`` from a new interpreter, or None if it could not run."""
     seed = hash_seed if hash_seed is not None else random.randrange(1, 2**31)
-    payload = json.dumps([{"document": d, "config": c.as_dict()} for d, c in cases])
+    payload = exactjson.dumps([{"document": d, "config": c.as_dict()} for d, c in cases])
     env = {**os.environ, "PYTHONHASHSEED": str(seed)}
     try:
         done = subprocess.run(
@@ -50,7 +50,7 @@ def fresh_chunks(
     if done.returncode != 0:
         return None
     try:
-        return seed, json.loads(done.stdout)
+        return seed, exactjson.loads(done.stdout)
     except ValueError:
         return None
 
@@ -77,7 +77,7 @@ def _serve(target: str) -> int:
     except TargetError:
         return 3
     out: list[list[dict[str, Any]] | None] = []
-    for case in json.loads(sys.stdin.read()):
+    for case in exactjson.loads(sys.stdin.read()):
         config = case["config"]
         assert plugin.split is not None
         try:
@@ -88,7 +88,7 @@ def _serve(target: str) -> int:
             out.append([{k: v for k, v in r.items() if k != "bare"} for r in records])
         except Exception:
             out.append(None)
-    sys.stdout.write(json.dumps(out))
+    sys.stdout.write(exactjson.dumps(out))
     return 0
 
 
