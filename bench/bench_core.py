@@ -17,12 +17,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contract import execution
+from contract.engine.transport import InProcessTransport
 from contract.execution import Session
 from contract.model import Config
 from contract.plugins import load
 from contract.registry import registry
 from contract.runner import RunSettings, run
-from contract.worker import Outcome
 
 HERE = Path(__file__).resolve().parent
 FIXED = str(HERE.parent / "reference_chunkers" / "fixed.py") + ":split"
@@ -41,34 +41,26 @@ def realistic(size: int) -> str:
     return (block * (size // len(block) + 1))[:size]
 
 
-class InlineWorker:
-    """The worker's interface, calling the task in-process: the baseline for isolation cost."""
+class InlineTransport(InProcessTransport):
+    """The transport's interface, calling the plugin in-process: the baseline for isolation cost."""
 
-    def __init__(self, task: Any, **_: Any) -> None:
-        self.task = task
-
-    def call(self, request: Any, *, timeout: float | None = None) -> Outcome:
-        started = time.perf_counter()
-        value = self.task(request)
-        return Outcome("ok", value, elapsed=time.perf_counter() - started)
-
-    def close(self) -> None:
-        pass
+    def __init__(self, plugin: Any, **_: Any) -> None:
+        super().__init__(plugin)
 
 
 def examples_per_second(isolated: bool, examples: int = 400) -> float:
     settings = RunSettings(
         max_examples=examples, seed=1, reproducers=None, skip=("scales_linearly",)
     )
-    original = execution.Worker
+    original = execution.ForkTransport
     if not isolated:
-        execution.Worker = InlineWorker  # type: ignore[assignment,misc]
+        execution.ForkTransport = InlineTransport  # type: ignore[assignment,misc]
     try:
         started = time.perf_counter()
         result = run(TRIVIAL, settings)
         return result.examples / (time.perf_counter() - started)
     finally:
-        execution.Worker = original  # type: ignore[misc]
+        execution.ForkTransport = original  # type: ignore[misc]
 
 
 def check_cost(size: int, repeats: int = 3) -> tuple[float, float]:

@@ -243,7 +243,8 @@ def _answer_case(plugin: Any, case: dict[str, Any]) -> Answer:
 def _serve(target: str) -> int:
     """Reads the cases on stdin, writes one answer per case on stdout."""
     _contain_self()
-    from contract.plugins import TargetError, load
+    from contract.plugins import TargetError
+    from contract.plugins import load_here as load  # this fresh interpreter calls the plugin
 
     try:
         plugin = load(target)

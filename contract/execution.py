@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from contract.engine.messages import Chunks, CountTokens, Split, WrongType
+from contract.engine.transport import ForkTransport, Transport
 from contract.model import (
     Case,
     Chunk,
@@ -21,12 +23,12 @@ from contract.model import (
     Config,
     Document,
     Violation,
-    chunks_from_records,
     normalise_chunks,
+    plain_text,
 )
 from contract.plugins import Plugin
 from contract.registry import Invariant, registry
-from contract.worker import Outcome, Worker
+from contract.worker import Outcome
 
 #: Exceptions a plugin may raise to reject a degenerate config (SPEC §2).
 REJECTIONS = (ValueError, TypeError)
@@ -55,7 +57,10 @@ class PluginFailure(Exception):
 
 
 def serve(plugin: Plugin) -> Callable[[Any], Any]:
-    """The function the worker runs: split a document, or count tokens, for ``plugin``."""
+    """The function the worker runs: split a document, or count tokens, for ``plugin`` (a
+    plugin resolved in the worker itself, with its callables)."""
+    split = plugin.split
+    assert split is not None, "serve() needs a plugin resolved in this process (load_here)"
 
     def task(request: tuple[Any, ...]) -> Any:
         if request[0] == "count":
@@ -75,14 +80,15 @@ def serve(plugin: Plugin) -> Callable[[Any], Any]:
         try:
             return (
                 "chunks",
-                normalise_chunks(plugin.split(document, max_size=max_size, overlap=overlap)),
+                normalise_chunks(split(document, max_size=max_size, overlap=overlap)),
             )
         except MemoryError:
             raise
         except ChunkTypeError as exc:
-            return ("wrong_type", str(exc))
+            return ("wrong_type", plain_text(str(exc)))
         except Exception as exc:
-            return ("raised", _exc_name(exc), str(exc), isinstance(exc, REJECTIONS), _trace(exc))
+            return ("raised", _exc_name(exc), plain_text(str(exc)), isinstance(exc, REJECTIONS),
+                    _trace(exc))
 
     return task
 
@@ -90,9 +96,11 @@ def serve(plugin: Plugin) -> Callable[[Any], Any]:
 def _cpu_seconds(plugin: Plugin, document: str, max_size: int, overlap: int) -> float | None:
     """CPU seconds one split takes in the worker (load on the machine does not count), or None
     if the plugin failed."""
+    split = plugin.split
+    assert split is not None
     started = time.process_time()
     try:
-        normalise_chunks(plugin.split(document, max_size=max_size, overlap=overlap))
+        normalise_chunks(split(document, max_size=max_size, overlap=overlap))
     except MemoryError:
         raise
     except Exception:
@@ -103,29 +111,42 @@ def _cpu_seconds(plugin: Plugin, document: str, max_size: int, overlap: int) -> 
 def _count(plugin: Plugin, text: str) -> int:
     assert plugin.count_tokens is not None
     value = plugin.count_tokens(text)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ChunkTypeError(f"count_tokens({text[:20]!r}) returned {value!r}, expected an int")
-    return value
+    if isinstance(value, bool) or not issubclass(type(value), int):
+        shown = plain_text(repr(value), 80)
+        raise ChunkTypeError(f"count_tokens({text[:20]!r}) returned {shown}, expected an int")
+    return int.__index__(value)
 
 
 def _exc_name(exc: BaseException) -> str:
-    return type(exc).__name__
+    return plain_text(type(exc).__name__, 200)
 
 
 def _trace(exc: BaseException) -> str:
-    return "".join(traceback.format_exception(exc)[-6:])
+    return plain_text("".join(traceback.format_exception(exc)[-6:]), 20_000)
 
 
 class Session:
     """A plugin behind its worker, ready to be observed on many inputs."""
 
     def __init__(
-        self, plugin: Plugin, *, timeout: float, memory_mb: int | None, selected: Iterable[str]
+        self,
+        plugin: Plugin,
+        *,
+        timeout: float,
+        memory_mb: int | None,
+        selected: Iterable[str],
+        reply_limit: int | None = None,
+        transport: Transport | None = None,
     ) -> None:
+        """``transport``: how the plugin is reached (default: a ForkTransport, which loads the
+        plugin in its worker, again after every restart). ``reply_limit``: bytes a reply may
+        take (default: 16 MiB plus 64 times the request's size)."""
         self.plugin = plugin
         self.timeout = timeout
         self.memory_mb = memory_mb
-        self.worker = Worker(serve(plugin), timeout=timeout, memory_mb=memory_mb)
+        self.transport: Transport = transport or ForkTransport(
+            plugin, timeout=timeout, memory_mb=memory_mb, reply_limit=reply_limit
+        )
         rules = registry()
         self.applicable: list[Invariant] = [
             r for r in rules.values() if r.applies_to(plugin.kind, plugin.declarations.promises)
@@ -146,8 +167,13 @@ class Session:
         """A timeout well above this plugin's slowest successful call, at most the full one."""
         return min(self.timeout, max(0.1, 20 * self.slowest))
 
+    @property
+    def worker(self) -> Transport:
+        """The transport (the name the scaling probe and older callers use)."""
+        return self.transport
+
     def close(self) -> None:
-        self.worker.close()
+        self.transport.close()
 
     def __enter__(self) -> Session:
         return self
@@ -189,24 +215,21 @@ class Session:
 
     def call(self, document: Any, config: Config, *, timeout: float | None = None) -> list[Chunk]:
         """The plugin's chunks, or PluginFailure (_Rejected: a degenerate config refused)."""
-        outcome = self.worker.call(
-            ("split", document, config.max_size, config.overlap), timeout=timeout
-        )
+        request = Split(document, config.max_size, config.overlap)
+        outcome = self.transport.call(request, timeout=timeout)
         if outcome.kind == "ok":
             self.slowest = max(self.slowest, outcome.elapsed)
         elif outcome.kind == "timeout":
             self.hangs += 1
         reply = _unwrap(outcome, self.memory_mb)
-        if reply[0] == "chunks":
-            return chunks_from_records(reply[1])
-        if reply[0] == "wrong_type":
-            raise PluginFailure(Violation("no_crash", f"the plugin {reply[1]}"))
-        _, name, message, rejects, trace = reply
-        if rejects and not config.is_valid:
+        if isinstance(reply, Chunks):
+            return reply.chunks
+        if isinstance(reply, WrongType):
+            raise PluginFailure(Violation("no_crash", f"the plugin {reply.message}"))
+        if reply.rejects and not config.is_valid:
             raise _Rejected()
-        raise PluginFailure(
-            Violation("no_crash", f"raised {name}: {message}".rstrip(": ") + f"\n{trace}".rstrip())
-        )
+        head = f"raised {reply.error_type}: {reply.message}".rstrip(": ")
+        raise PluginFailure(Violation("no_crash", head + f"\n{reply.trace}".rstrip()))
 
     def _check(
         self,
@@ -284,13 +307,13 @@ class Session:
 
     def _count(self, text: str) -> int:
         try:
-            reply = _unwrap(self.worker.call(("count", [text])), self.memory_mb)
+            reply = _unwrap(self.transport.call(CountTokens((text,))), self.memory_mb)
         except PluginFailure as failure:
             v = failure.violation
             raise PluginFailure(Violation(v.invariant, f"count_tokens: {v.message}")) from None
         if len(self._counts) > 100_000:
             self._counts.clear()
-        return int(reply[0])
+        return int(reply.values[0])
 
 
 class _Rejected(Exception):

@@ -181,7 +181,11 @@ class Violation:
 def normalise_chunks(result: Any) -> list[dict[str, Any]]:
     """Turn a plugin's return value into plain chunk records, or raise :class:`ChunkTypeError`.
 
-    Runs inside the worker, so iterating a lazy generator happens under the time limit.
+    Runs inside the worker, so iterating a lazy generator happens under the time limit. The
+    records hold only exact ``str``, ``int``, ``list`` and ``bool`` values: a ``str`` or ``int``
+    subclass becomes a plain copy through the base type's own method (``str.__str__``,
+    ``int.__index__``), so none of the plugin's overridden methods (``__str__``, ``__len__``,
+    ``__eq__``, ``__reduce__``...) travels with it. Offsets and counts must fit in 64 bits.
     """
     if isinstance(result, (str, bytes, Mapping)) or result is None:
         raise ChunkTypeError(f"returned {_type_name(result)}, expected an iterable of chunks")
@@ -195,20 +199,24 @@ def normalise_chunks(result: Any) -> list[dict[str, Any]]:
 
 
 def _normalise_one(index: int, item: Any) -> dict[str, Any]:
-    if isinstance(item, str):
-        return {"text": item, "bare": True}
-    if isinstance(item, dict):  # the common case: only the keys it has (unknown ones ignored)
-        pairs: Iterable[tuple[str, Any]] = item.items()
+    kind = type(item)
+    if issubclass(kind, str):
+        return {"text": item if kind is str else str.__str__(item), "bare": True}
+    if issubclass(kind, dict):  # the common case: only the keys it has (unknown ones ignored)
+        pairs: Iterable[tuple[Any, Any]] = dict.items(item)
     elif isinstance(item, Mapping):
         pairs = [(k, item.get(k)) for k in CHUNK_FIELDS]
     else:
         pairs = [(k, getattr(item, k, None)) for k in CHUNK_FIELDS]
     record: dict[str, Any] = {}
-    for name, value in pairs:  # one pass: exact int / str (the common case) kept as they are
-        if value is None or name not in _FIELD_SET:
+    for key, value in pairs:  # one pass: exact int / str (the common case) kept as they are
+        name = _field_name(key)
+        if value is None or name is None:
             continue
         kind = type(value)
-        if (kind is int and name in _INT_FIELDS) or (kind is str and name in _STR_FIELDS):
+        if (kind is int and name in _INT_FIELDS and -_INT_BOUND <= value < _INT_BOUND) or (
+            kind is str and name in _STR_FIELDS
+        ):
             record[name] = value
         else:
             record[name] = _coerce_field(index, name, value)
@@ -218,17 +226,40 @@ def _normalise_one(index: int, item: Any) -> dict[str, Any]:
     return record
 
 
+#: Offsets and counts a chunk may report: anything outside is a wrong value, not data.
+_INT_BOUND = 2**63
+_FIELD_BY_NAME = {name: name for name in CHUNK_FIELDS}
+
+
+def _field_name(key: Any) -> str | None:
+    """The chunk field `key` names, as this module's own plain str; None for any other key."""
+    if type(key) is not str:
+        if not issubclass(type(key), str):
+            return None
+        key = str.__str__(key)
+    return _FIELD_BY_NAME.get(key)
+
+
 def _coerce_field(index: int, name: str, value: Any) -> Any:
     if name in _INT_FIELDS:
-        # Integer-like values (numpy's int64, for one) are fine; floats and bools are not.
-        if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-            raise ChunkTypeError(f"chunk[{index}].{name} is {value!r}, expected an int")
-        return operator.index(value)
+        return _coerce_int(index, name, value)
     if name in _STR_FIELDS:
-        if not isinstance(value, str):
-            raise ChunkTypeError(f"chunk[{index}].{name} is {value!r}, expected a str")
-        return str(value)
+        if not issubclass(type(value), str):
+            raise ChunkTypeError(f"chunk[{index}].{name} is {_shown(value)}, expected a str")
+        return str.__str__(value)
     return _coerce_section(index, value)
+
+
+def _coerce_int(index: int, name: str, value: Any) -> int:
+    """An exact int from an int or integer-like value (numpy's int64); not a float or bool."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise ChunkTypeError(f"chunk[{index}].{name} is {_shown(value)}, expected an int")
+    number = int.__index__(operator.index(value))
+    if not -_INT_BOUND <= number < _INT_BOUND:
+        raise ChunkTypeError(
+            f"chunk[{index}].{name} is {_shown(number)}, out of range (at most 2**63 - 1 in size)"
+        )
+    return number
 
 
 def _coerce_section(index: int, value: Any) -> list[str]:
@@ -239,12 +270,26 @@ def _coerce_section(index: int, value: Any) -> list[str]:
             parts = list(value)
         except TypeError:
             parts = None
-    if parts is None or not all(isinstance(s, str) for s in parts):
+    if parts is None or not all(issubclass(type(s), str) for s in parts):
         # The message is built only here: repr() of a big section on every chunk is quadratic.
-        shown = repr(value)
-        shown = shown if len(shown) <= 80 else shown[:77] + "..."
-        raise ChunkTypeError(f"chunk[{index}].section is {shown}, expected a list of str")
-    return [str(s) for s in parts]
+        raise ChunkTypeError(f"chunk[{index}].section is {_shown(value)}, expected a list of str")
+    return [str.__str__(s) for s in parts]
+
+
+def _shown(value: Any) -> str:
+    """A short, plain repr of a plugin's value for a message (big ints by their size)."""
+    if type(value) is int and not -(10**40) < value < 10**40:
+        return f"an int of {value.bit_length()} bits"
+    shown = plain_text(repr(value))
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def plain_text(text: Any, limit: int = 10_000) -> str:
+    """An exact ``str`` copy of a plugin's `text` (a subclass's own methods never run), cut to
+    `limit` characters; ``"<not a string>"`` for anything else."""
+    if type(text) is not str:
+        text = str.__str__(text) if issubclass(type(text), str) else "<not a string>"
+    return text if str.__len__(text) <= limit else text[:limit] + "…"
 
 
 def _type_name(value: Any) -> str:
@@ -537,3 +582,39 @@ def escape(text: str, limit: int = 80) -> str:
 
 def chunks_from_records(records: Iterable[Mapping[str, Any]]) -> list[Chunk]:
     return [Chunk.from_record(i, r) for i, r in enumerate(records)]
+
+
+class MalformedRecords(ValueError):
+    """Chunk records from the worker that are not what :func:`normalise_chunks` writes."""
+
+
+def checked_records(records: Any) -> list[Chunk]:
+    """Chunks from records that crossed the worker boundary, each checked as plain data.
+
+    The host trusts nothing from the worker: a record must be a dict of known fields with
+    values of the right plain type, offsets and counts in the 64-bit range; anything else
+    raises :class:`MalformedRecords` (the caller reports it as ``no_crash``).
+    """
+    if type(records) is not list:
+        raise MalformedRecords(f"the chunk list is a {type(records).__name__}")
+    return [Chunk.from_record(i, _checked_record(i, r)) for i, r in enumerate(records)]
+
+
+def _checked_record(index: int, record: Any) -> dict[str, Any]:
+    if type(record) is not dict or type(record.get("text")) is not str:
+        raise MalformedRecords(f"record {index} is not a dict with a text")
+    for name, value in record.items():
+        if not _plain_field(name, value):
+            raise MalformedRecords(f"record {index} has {name!r} = {_shown(value)}")
+    return record
+
+
+def _plain_field(name: Any, value: Any) -> bool:
+    kind = type(value)
+    if name in _INT_FIELDS:
+        return kind is int and -_INT_BOUND <= value < _INT_BOUND
+    if name in _STR_FIELDS:
+        return kind is str
+    if name == "section":
+        return kind is list and all(type(part) is str for part in value)
+    return name == "bare" and kind is bool

@@ -1,4 +1,14 @@
-"""Resolve a target (SPEC §1) to a plugin and read its declarations (SPEC §3)."""
+"""Resolve a target (SPEC §1) to a plugin and read its declarations (SPEC §3).
+
+No plugin code runs in the host: :func:`load` imports the target, instantiates its class and
+reads its declarations in a forked worker, under a time limit (``load_timeout``: at least
+``LOAD_TIMEOUT`` s, or ``$CHUNK_CONTRACT_LOAD_TIMEOUT``) and the memory cap, and the host keeps
+only the target string and the plain, validated declarations. A target that hangs, exits,
+crashes or raises while loading is a :class:`TargetError`. A plugin object passed through the
+Python API is the caller's own code: the worker inherits it, and reads its declarations there.
+:func:`load_here` resolves a target in this very process, for code that must call the plugin
+itself (a fresh child interpreter, the mutation suite, the in-process fuzz harness).
+"""
 
 from __future__ import annotations
 
@@ -25,20 +35,67 @@ class TargetError(UsageError):
 
 @dataclass(frozen=True)
 class Plugin:
-    """A resolved chunker: its ``split`` callable, its declarations, and the target it came from."""
+    """A resolved chunker: the target it came from and its declarations.
+
+    From :func:`load_here` (resolved in this process) it also holds its ``split`` and
+    ``count_tokens`` callables. From :func:`load` (resolved in a worker) it holds none: ``spec``
+    is the target string the worker loads (``target`` may be renamed for reports), or
+    ``source`` the plugin object given through the API; ``location`` is where ``split`` is
+    defined (file, 1-based line), when known.
+    """
 
     target: str
-    split: Callable[..., Any]
+    split: Callable[..., Any] | None
     declarations: Declarations
     count_tokens: Callable[[str], int] | None = None
+    spec: str | None = None
+    source: Any = None
+    location: tuple[str, int] | None = None
 
     @property
     def kind(self) -> str:
         return self.declarations.kind
 
 
-def load(target: str | Any) -> Plugin:
-    """Resolve ``target`` (a target string, or a plugin object, class or callable) to a Plugin."""
+#: Seconds loading a plugin in its worker may take at least (or the per-call timeout, if longer).
+LOAD_TIMEOUT = 10.0
+LOAD_TIMEOUT_VAR = "CHUNK_CONTRACT_LOAD_TIMEOUT"
+
+
+def load_timeout(timeout: float | None = None) -> float:
+    """Seconds a worker gets to load a plugin: $CHUNK_CONTRACT_LOAD_TIMEOUT, else LOAD_TIMEOUT,
+    and never less than the per-call ``timeout``."""
+    text = os.environ.get(LOAD_TIMEOUT_VAR, "").strip()
+    try:
+        floor = float(text) if text else LOAD_TIMEOUT
+    except ValueError:
+        raise TargetError(f"{LOAD_TIMEOUT_VAR}={text!r} is not a number of seconds") from None
+    if not floor > 0 or floor == float("inf"):
+        raise TargetError(f"{LOAD_TIMEOUT_VAR}={text!r} must be finite and > 0 seconds")
+    return max(floor, timeout or 0.0)
+
+
+def load(
+    target: str | Any,
+    *,
+    name: str | None = None,
+    timeout: float | None = None,
+    memory_mb: int | None = 1024,
+) -> Plugin:
+    """Resolve ``target`` (a target string, or a plugin object, class or callable) in a worker.
+
+    Returns a Plugin with plain declarations and no callables; raises TargetError for a target
+    that cannot be loaded, or that hangs, exits, crashes or raises while loading.
+    """
+    from contract.engine.loading import load_in_worker
+
+    return load_in_worker(target, name=name, timeout=timeout, memory_mb=memory_mb)
+
+
+def load_here(target: str | Any) -> Plugin:
+    """Resolve ``target`` in this process (its code runs here): a Plugin with its callables."""
+    if isinstance(target, Plugin):
+        return target if target.split is not None else load_here(plugin_source(target))
     if not isinstance(target, str):
         return from_object(target, name=_name_of(target))
     if ":" not in target or _is_windows_drive(target):
@@ -48,6 +105,13 @@ def load(target: str | Any) -> Plugin:
         raise TargetError(f"{target}: expected module:attr, path/to/file.py:attr or a plugin name")
     module = _load_file(where, target) if where.endswith(".py") else _import(where, target)
     return from_object(_getattr_path(module, attr, target, where), name=target)
+
+
+def plugin_source(plugin: Plugin) -> str | Any:
+    """What a worker loads for ``plugin``: its API object, else its target string."""
+    if plugin.source is not None:
+        return plugin.source
+    return plugin.spec or plugin.target
 
 
 def _is_windows_drive(target: str) -> bool:

@@ -250,7 +250,10 @@ class ContractTarget(pytest.Collector):
         """Where the chunker is defined (0-based line), else the rootdir: for reports."""
         import inspect
 
-        split = getattr(self.plugin.split, "__func__", self.plugin.split)
+        if self.plugin.location is not None:  # read in the worker that loaded the plugin
+            where, number = self.plugin.location
+            return Path(where), number - 1
+        split: Any = getattr(self.plugin.split, "__func__", self.plugin.split)
         try:
             source = inspect.getsourcefile(split)
             if source:

@@ -37,8 +37,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from contract.engine.messages import CpuFamily
+from contract.engine.transport import Transport
 from contract.model import Config, Violation
-from contract.worker import Worker
 
 __all__ = [
     "BUDGET", "CONFIG", "FAMILIES", "PATHOLOGICAL", "SIZES", "Timing", "measure", "probe",
@@ -294,7 +295,7 @@ class _Measuring:
     """A family's measurement in progress: the sizes planned, the times so far, and the CPU
     seconds the plugin has spent (a timeout counts as its wait)."""
 
-    worker: Worker
+    worker: Transport
     family: str
     planned: list[int]
     timeout: float
@@ -318,13 +319,13 @@ class _Measuring:
         wait = self.timeout if limit is None else limit
         best: float | None = None
         for _ in range(repeats):
-            request = ("cpu-family", self.family, size, self.config.max_size, self.config.overlap)
+            request = CpuFamily(self.family, size, self.config.max_size, self.config.overlap)
             outcome = self.worker.call(request, timeout=wait)
             if outcome.kind == "timeout":
                 self.spent += wait
                 return None
-            taken = outcome.value
-            if outcome.kind != "ok" or not _is_seconds(taken):
+            taken = getattr(outcome.value, "value", None)  # a Seconds reply
+            if outcome.kind != "ok" or not isinstance(taken, int | float) or _is_bool(taken):
                 return "failed"
             self.spent += taken
             best = taken if best is None else min(best, taken)
@@ -354,9 +355,8 @@ class _Measuring:
         return self.time(size, 1, limit=self.waited)
 
 
-def _is_seconds(value: object) -> bool:
-    """A CPU time as the worker answers it (None there means the plugin failed)."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def _is_bool(value: object) -> bool:
+    return isinstance(value, bool)
 
 
 def _settle(state: _Measuring) -> bool:
@@ -396,7 +396,7 @@ def _grow(state: _Measuring, most: int) -> None:
         state.planned.append(state.planned[-1] * 2)
 
 
-def measure(worker: Worker, family: str, *, timeout: float, config: Config = CONFIG,
+def measure(worker: Transport, family: str, *, timeout: float, config: Config = CONFIG,
             sizes: tuple[int, ...] = SIZES) -> Timing:
     """Time one family, growing through ``sizes`` (and doubling on while under FLOOR, up to
     EXTRA more sizes, EXTRA_REALISTIC for a realistic family) until a size times out or the
@@ -421,7 +421,7 @@ def measure(worker: Worker, family: str, *, timeout: float, config: Config = CON
 
 
 def probe(
-    worker: Worker, *, timeout: float, config: Config = CONFIG, budget: float = BUDGET,
+    worker: Transport, *, timeout: float, config: Config = CONFIG, budget: float = BUDGET,
     families: tuple[str, ...] | None = None,
 ) -> list[Violation]:
     """One violation for every family whose time grows superlinearly (measured twice).

@@ -36,7 +36,7 @@ import pytest
 
 from contract import config_file, profiles
 from contract.config_file import ProjectConfig, TargetEntry
-from contract.plugins import Plugin, from_object
+from contract.plugins import Plugin, load
 
 if TYPE_CHECKING:
     from contract.runner import InvariantResult, RunResult, RunSettings
@@ -165,7 +165,7 @@ def resolve(target: Any, base: Path | None = None) -> Plugin:
             return config_file.load_target(target, base)
         module = getattr(target, "__module__", None)
         qualname = getattr(target, "__qualname__", None) or type(target).__qualname__
-        return from_object(target, name=f"{module}:{qualname}" if module else qualname)
+        return load(target, name=f"{module}:{qualname}" if module else qualname)
     except TargetError as exc:
         raise pytest.UsageError(f"chunk-contract: {exc}") from None
 

@@ -13,12 +13,12 @@ in its own process, so the isolated worker that ``chunk-contract run`` uses woul
 The target's own modules (everything loading the target imported) are instrumented with
 ``atheris.instrument_func``; the contract's checks are not, so the search is steered by the
 chunker's branches, not by ours. The invariants are the same code ``run`` uses: a
-``contract.execution.Session`` whose worker is swapped for an in-process stand-in
-(:class:`InProcessWorker`), so config rules, ``no_crash``, reruns for ``deterministic`` and
-token counts behave exactly as in a run. What the in-process run cannot survive is left to
-libFuzzer: ``-timeout`` (a hang, even inside C code or in an ``except: pass`` loop) writes a
-``timeout-*`` artifact, ``-rss_limit_mb`` an ``oom-*`` one, and a dying interpreter
-(``os.abort()``, a segfault) a ``crash-*`` one; an invariant violation raises
+``contract.execution.Session`` on an in-process transport (``InProcessTransport``, the same
+typed requests and checked replies as the fork worker), so config rules, ``no_crash``, reruns
+for ``deterministic`` and token counts behave exactly as in a run. What the in-process run
+cannot survive is left to libFuzzer: ``-timeout`` (a hang, even inside C code or in an
+``except: pass`` loop) writes a ``timeout-*`` artifact, ``-rss_limit_mb`` an ``oom-*`` one, and
+a dying interpreter (``os.abort()``, a segfault) a ``crash-*`` one; an invariant violation raises
 :class:`ContractViolation` (its text names the invariant id and what was violated), which
 libFuzzer also records as a ``crash-*`` artifact.
 
@@ -66,11 +66,12 @@ if str(HERE) not in sys.path:  # the sibling chunk_input module (it puts the che
 from chunk_input import FuzzCase, decode  # noqa: E402
 
 from contract import reproducers  # noqa: E402
-from contract.execution import Session, serve  # noqa: E402
+from contract.engine.transport import InProcessTransport  # noqa: E402
+from contract.execution import Session  # noqa: E402
 from contract.model import Violation, escape  # noqa: E402
-from contract.plugins import Plugin, TargetError, load  # noqa: E402
+from contract.plugins import Plugin, TargetError  # noqa: E402
+from contract.plugins import load_here as load  # noqa: E402  (fuzzing runs the plugin in-process)
 from contract.registry import registry  # noqa: E402
-from contract.worker import Outcome  # noqa: E402
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 ATHERIS_MISSING = (
@@ -104,52 +105,13 @@ def require_atheris() -> Any:
 # --------------------------------------------------------------------------- in-process target
 
 
-class InProcessWorker:
-    """Stands in for ``contract.worker.Worker``: runs the task in this process.
-
-    Same protocol (``call(request, timeout=) -> Outcome``, ``close()``), so a Session works on
-    it unchanged. There is no timeout and no memory cap here: libFuzzer's ``-timeout`` and
-    ``-rss_limit_mb`` watch the whole process instead.
-    """
-
-    def __init__(self, task: Callable[[Any], Any]) -> None:
-        self._task = task
-
-    def call(self, request: Any, *, timeout: float | None = None) -> Outcome:
-        started = time.perf_counter()
-        try:
-            value = self._task(request)
-        except MemoryError as exc:
-            return Outcome(
-                "memory",
-                message=f"MemoryError: {exc}".rstrip(": "),
-                elapsed=time.perf_counter() - started,
-            )
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:
-            text = str(exc).split("\n", 1)[0]
-            return Outcome(
-                "error",
-                error_type=type(exc).__name__,
-                message=text,
-                elapsed=time.perf_counter() - started,
-            )
-        return Outcome("ok", value=value, elapsed=time.perf_counter() - started)
-
-    def close(self) -> None:
-        pass
-
-
 def in_process_session(
     plugin: Plugin, *, timeout: float = 2.0, selected: Sequence[str] | None = None
 ) -> Session:
     """A Session (every invariant, or ``selected``) whose plugin calls run in this process."""
     chosen = list(registry()) if selected is None else list(selected)
-    session = Session(plugin, timeout=timeout, memory_mb=None, selected=chosen)
-    session.worker.close()  # never started: a Worker forks on its first call only
-    session.worker = InProcessWorker(serve(plugin))  # type: ignore[assignment]
-    return session
+    transport = InProcessTransport(plugin)
+    return Session(plugin, timeout=timeout, memory_mb=None, selected=chosen, transport=transport)
 
 
 class ContractViolation(Exception):

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from contract import scaling
+from contract.engine.messages import CpuFamily, Seconds
 from contract.plugins import load
 from contract.runner import RunSettings, run
-from contract.worker import Outcome, Worker
+from contract.worker import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -52,10 +53,10 @@ def _families(messages: list[str]) -> set[str]:
 
 def _probe(name: str, families: tuple[str, ...] | None = None) -> list[str]:
     """scales_linearly's messages for a chunker of scaling_chunkers.py, probed in a worker."""
-    from contract.execution import serve  # the worker's task, as in a run
+    from contract.engine.transport import ForkTransport  # the plugin's worker, as in a run
 
     plugin = load(f"{HERE / 'scaling_chunkers.py'}:{name}")
-    with Worker(serve(plugin), timeout=2.0, memory_mb=1024) as worker:
+    with ForkTransport(plugin, timeout=2.0, memory_mb=1024) as worker:
         return [v.message for v in scaling.probe(worker, timeout=2.0, families=families)]
 
 
@@ -129,14 +130,14 @@ def busy_machine() -> Iterator[None]:
 
 def test_linear_chunkers_never_reported_over_ten_probes(busy_machine: None) -> None:
     """Two probes of each reference chunker (ten in all), while another process burns a core."""
-    from contract.execution import serve  # the worker's task, as in a run
+    from contract.engine.transport import ForkTransport  # the plugin's worker, as in a run
 
     reported = []
     started = _children_cpu()
     for target in LINEAR * 2:
         plugin = load(target)
-        with Worker(serve(plugin), timeout=2.0, memory_mb=1024) as worker:
-            found = scaling.probe(worker, timeout=2.0)
+        with ForkTransport(plugin, timeout=2.0, memory_mb=1024) as transport:
+            found = scaling.probe(transport, timeout=2.0)
         reported += [f"{target}: {v.message}" for v in found]
     assert not reported, "\n".join(reported)
     # Bounded: a few seconds a probe, in the workers' CPU time (the wall clock of a busy
@@ -212,15 +213,17 @@ class _Modelled:
     fails: bool = False
     calls: list[tuple[int, float]] = field(default_factory=list)
 
-    def call(self, request: tuple[object, ...], *, timeout: float) -> Outcome:
-        size = request[2]
-        assert isinstance(size, int) and request[0] == "cpu-family"
+    def call(self, request: CpuFamily, *, timeout: float) -> Outcome:
+        size = request.size
+        assert isinstance(request, CpuFamily) and isinstance(size, int)
         first = all(s != size for s, _ in self.calls)
         self.calls.append((size, timeout))
         taken = self.cpu(size) + (self.noise if first else 0.0)
         if self.fails:
             return Outcome("error", None, "RuntimeError", "boom")
-        return Outcome("timeout") if taken * self.load > timeout else Outcome("ok", taken)
+        if taken * self.load > timeout:
+            return Outcome("timeout")
+        return Outcome("ok", Seconds(taken))
 
 
 def _measured(model: _Modelled, timeout: float = 2.0) -> scaling.Timing:

@@ -30,3 +30,12 @@ def test_deterministic_chunker_is_the_same_in_every_interpreter() -> None:
 
 def test_unloadable_target_gives_no_verdict() -> None:
     assert fresh_chunks("no/such/file.py:split", CASES, timeout=5) is None
+
+
+def test_separated_surrogates_reach_the_fresh_interpreter_apart() -> None:
+    """Plain JSON would merge '\\ud83d\\ude80' into U+1F680 on the way (SPEC 1.1 §7)."""
+    target = f"{ROOT / 'tests' / 'hostile' / 'plugins.py'}:reduce_exit"  # windows, bare strings
+    document = "document\ud83d\ude80\ud83d"
+    answer = fresh_chunks(target, [(document, Config(100, 0))], timeout=5, hash_seed=1)
+    assert answer is not None and answer[1][0] is not None
+    assert "".join(chunk["text"] for chunk in answer[1][0]) == document

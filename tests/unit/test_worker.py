@@ -24,17 +24,6 @@ class PluginError(Exception):
     """A plugin's own exception type."""
 
 
-class Unloadable:
-    """Pickles fine, but unpickling it raises: a reply or request that cannot be read back."""
-
-    def __reduce__(self) -> tuple[Any, tuple[()]]:
-        return (_refuse_to_load, ())
-
-
-def _refuse_to_load() -> None:
-    raise RuntimeError("refusing to be unpickled")
-
-
 def echo(request: Any) -> Any:
     return request
 
@@ -89,8 +78,23 @@ def return_lambda(_request: Any) -> Any:
     return lambda: 1
 
 
-def return_unloadable(_request: Any) -> Unloadable:
-    return Unloadable()
+def write_garbage_reply(_request: Any) -> str:
+    """Writes bytes that are no frame where the reply goes, then answers normally."""
+    from contract import worker
+
+    assert worker.CHILD_REPLY_FD is not None
+    os.write(worker.CHILD_REPLY_FD, b"not a frame at all, just bytes")
+    return "late"
+
+
+def write_non_json_reply(request: Any) -> str:
+    """Writes a well-framed reply whose payload is not JSON, then answers normally."""
+    from contract import worker
+    from contract.engine import framing
+
+    assert worker.CHILD_REPLY_FD is not None
+    framing.write_frame(worker.CHILD_REPLY_FD, request, b"\x80\x03cos\nsystem\n")
+    return "late"
 
 
 def chatter(request: Any) -> str:
@@ -106,8 +110,12 @@ def behave(request: str) -> Any:
     return {"ok": echo, "hang": hang_swallowing_everything, "abort": abort}[request](request)
 
 
-def raise_(exc: BaseException) -> Any:
-    raise exc
+BASE_EXCEPTIONS = {"SystemExit": SystemExit(2), "KeyboardInterrupt": KeyboardInterrupt(),
+                   "GeneratorExit": GeneratorExit()}
+
+
+def raise_(name: str) -> Any:
+    raise BASE_EXCEPTIONS[name]
 
 
 def recurse(n: int) -> int:
@@ -119,7 +127,7 @@ def make_worker() -> Iterator[Any]:
     """Builds workers and closes them all after the test."""
     made: list[Worker] = []
 
-    def make(task: Any, **kwargs: Any) -> Worker:
+    def make(task: Any = None, **kwargs: Any) -> Worker:
         worker = Worker(task, **kwargs)
         made.append(worker)
         return worker
@@ -184,19 +192,12 @@ def test_plugin_exception_type_is_module_qualified(make_worker: Any) -> None:
     assert outcome.message == "from the plugin"
 
 
-@pytest.mark.parametrize(
-    ("exc", "error_type"),
-    [
-        (SystemExit(2), "SystemExit"),
-        (KeyboardInterrupt(), "KeyboardInterrupt"),
-        (GeneratorExit(), "GeneratorExit"),
-    ],
-)
-def test_base_exceptions_are_errors(make_worker: Any, exc: BaseException, error_type: str) -> None:
+@pytest.mark.parametrize("error_type", sorted(BASE_EXCEPTIONS))
+def test_base_exceptions_are_errors(make_worker: Any, error_type: str) -> None:
     worker = make_worker(raise_)
-    outcome = worker.call(exc)
+    outcome = worker.call(error_type)
     assert (outcome.kind, outcome.error_type) == ("error", error_type)
-    assert worker.call(None).error_type == "TypeError"  # still the same child, still serving
+    assert worker.call(None).error_type == "KeyError"  # still the same child, still serving
     assert worker.restarts == 1
 
 
@@ -298,36 +299,45 @@ def test_memory_growth_is_a_memory_outcome(make_worker: Any) -> None:
     assert worker.restarts == 2
 
 
-def test_unpicklable_return_value_is_an_error(make_worker: Any) -> None:
+def test_return_value_that_is_not_plain_data_is_an_error(make_worker: Any) -> None:
     worker = make_worker(return_lambda)
     outcome = worker.call(None)
     assert outcome.kind == "error"
-    assert outcome.error_type == "PicklingError"
-    assert outcome.message.startswith("the return value cannot be pickled")
+    assert outcome.error_type == "EncodingError"
+    assert outcome.message.startswith("the return value is not plain data")
     assert worker.call(None).kind == "error"
     assert worker.restarts == 1
 
 
-def test_return_value_that_does_not_unpickle_in_the_parent_is_an_error(make_worker: Any) -> None:
-    worker = make_worker(return_unloadable)
+def test_reply_that_is_no_frame_is_an_error_and_the_child_is_replaced(make_worker: Any) -> None:
+    worker = make_worker(write_garbage_reply)
     outcome = worker.call(None)
-    assert (outcome.kind, outcome.error_type) == ("error", "UnpicklingError")
-    assert "refusing to be unpickled" in outcome.message
+    assert (outcome.kind, outcome.error_type) == ("error", "ProtocolError")
+    assert "frame header" in outcome.message
+    assert worker.call(None).kind == "error"  # a fresh child: the stale bytes are gone
+    assert worker.restarts == 2
+
+
+def test_reply_that_is_not_json_is_an_error(make_worker: Any) -> None:
+    worker = make_worker(write_non_json_reply)
+    outcome = worker.call(1)  # the frame it writes claims to answer request 1
+    assert (outcome.kind, outcome.error_type) == ("error", "ProtocolError")
+    assert "not valid JSON" in outcome.message
     assert worker.restarts == 1
 
 
-def test_request_that_does_not_unpickle_in_the_child_is_an_error(make_worker: Any) -> None:
-    outcome = make_worker(echo).call(Unloadable())
-    assert (outcome.kind, outcome.error_type) == ("error", "RuntimeError")
-    assert outcome.message == "refusing to be unpickled"
-
-
-def test_unpicklable_request_raises_in_the_caller(make_worker: Any) -> None:
+def test_request_that_is_not_plain_data_raises_in_the_caller(make_worker: Any) -> None:
     worker = make_worker(getpid)
     pid = worker.call(None).value
-    with pytest.raises(Exception, match="pickle"):
+    with pytest.raises(TypeError, match="JSON serializable"):
         worker.call(lambda: 1)
     assert worker.call(None).value == pid
+
+
+def test_values_round_trip_as_plain_data_with_lone_surrogates(make_worker: Any) -> None:
+    request = {"text": "a\ud800\udc00b", "$str": ["x"], "n": 10**30, "t": (1, 2)}
+    outcome = make_worker(echo).call(request)
+    assert outcome.value == {"text": "a\ud800\udc00b", "$str": ["x"], "n": 10**30, "t": [1, 2]}
 
 
 def test_plugin_output_does_not_reach_the_parent(
@@ -454,3 +464,160 @@ def test_restarts_counts_every_start(make_worker: Any) -> None:
     assert worker.restarts == 1  # restarted lazily, on the next call
     worker.call("ok")
     assert worker.restarts == 2
+
+
+def big_reply(size: int) -> str:
+    return "x" * size
+
+
+def spam_output(size: int) -> int:
+    os.write(1, b"s" * (size - 6) + b"-last\n")
+    return size
+
+
+def start_sleeper(pidfile: str) -> int:
+    """Starts a grandchild that would sleep for long, records its pid, and returns it."""
+    sleeper = subprocess.Popen(["sleep", "1000"])
+    Path(pidfile).write_text(str(sleeper.pid))
+    return sleeper.pid
+
+
+def start_sleeper_then_hang(pidfile: str) -> None:
+    start_sleeper(pidfile)
+    while True:
+        time.sleep(0.01)
+
+
+def half_a_frame(seq: int) -> None:
+    """Writes a header announcing 100 bytes, sends 10, and hangs."""
+    from contract import worker
+    from contract.engine import framing
+
+    assert worker.CHILD_REPLY_FD is not None
+    os.write(worker.CHILD_REPLY_FD, framing.HEADER.pack(framing.MAGIC, seq, 100) + b"x" * 10)
+    while True:
+        time.sleep(0.01)
+
+
+def test_reply_over_the_limit_is_never_read(make_worker: Any) -> None:
+    worker = make_worker(big_reply, reply_limit=2**20)
+    assert worker.call(1000).value == "x" * 1000
+    outcome = worker.call(2 * 2**20)
+    assert (outcome.kind, outcome.error_type) == ("error", "ReplyTooLarge")
+    assert f"{2 * 2**20 + 9} bytes, over the limit of {2**20} bytes" in outcome.message  # ["ok",""]
+    assert worker.call(10, reply_limit=4 * 2**20).ok  # a fresh child, and a per-call limit
+    assert worker.restarts == 2
+
+
+def test_half_a_frame_then_silence_times_out(make_worker: Any) -> None:
+    outcome = make_worker(half_a_frame, timeout=SHORT).call(1)
+    assert outcome.kind == "timeout"
+
+
+def test_capture_file_keeps_only_its_tail(make_worker: Any) -> None:
+    from contract import worker as module
+
+    worker = make_worker(spam_output)
+    for _ in range(12):
+        assert worker.call(300_000).ok
+    assert worker._output_size() <= module.CAPTURE_LIMIT + 300_000
+
+
+def test_crash_detail_shows_the_tail_after_trimming(make_worker: Any) -> None:
+    worker = make_worker(behave_loudly)
+    for _ in range(5):
+        worker.call("spam")
+    outcome = worker.call("abort")
+    assert outcome.kind == "crash"
+    assert "last words" in outcome.detail
+
+
+def behave_loudly(request: str) -> Any:
+    if request == "spam":
+        return spam_output(500_000)
+    return abort(request)
+
+
+def test_a_timeout_kills_the_grandchildren(make_worker: Any, tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    outcome = make_worker(start_sleeper_then_hang, timeout=1.0).call(str(pidfile))
+    assert outcome.kind == "timeout"
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+def test_close_kills_the_grandchildren(tmp_path: Path) -> None:
+    with Worker(start_sleeper) as worker:
+        pid = worker.call(str(tmp_path / "pid")).value
+        assert not _gone(pid)
+    assert _wait_gone(pid)
+
+
+def test_the_child_leads_its_own_process_group(make_worker: Any) -> None:
+    worker = make_worker(lambda _: [os.getpid(), os.getpgid(0)])
+    pid, group = worker.call(None).value
+    assert pid == group != os.getpgid(0)
+
+
+def counting_setup() -> tuple[Any, Any]:
+    return echo, {"pid": os.getpid()}
+
+
+def test_setup_runs_in_each_new_child_and_says_hello(make_worker: Any) -> None:
+    worker = make_worker(setup=counting_setup)
+    first = worker.start()
+    assert first.ok and first.value["pid"] != os.getpid()
+    assert worker.call("a").value == "a"
+    worker._discard()
+    assert worker.call("b").value == "b"
+    assert worker.hello is not None and worker.hello.value["pid"] != first.value["pid"]
+    assert worker.restarts == 2
+
+
+def slow_setup() -> tuple[Any, Any]:
+    time.sleep(1.5)
+    return echo, None
+
+
+def test_setup_time_is_not_charged_to_the_call(make_worker: Any) -> None:
+    worker = make_worker(setup=slow_setup, timeout=1.0)
+    assert worker.call("a").value == "a"
+
+
+def hanging_setup() -> tuple[Any, Any]:
+    while True:
+        time.sleep(0.01)
+
+
+def raising_setup() -> tuple[Any, Any]:
+    raise ImportError("no module named nowhere")
+
+
+def exiting_setup() -> tuple[Any, Any]:
+    os._exit(0)
+
+
+@pytest.mark.parametrize(
+    ("setup", "kind", "text"),
+    [
+        (hanging_setup, "timeout", "no answer within 0.3 s"),
+        (raising_setup, "error", "no module named nowhere"),
+        (exiting_setup, "crash", "worker exited with status 0"),
+    ],
+)
+def test_a_failed_setup_is_an_outcome_and_calls_say_so(
+    make_worker: Any, setup: Any, kind: str, text: str
+) -> None:
+    worker = make_worker(setup=setup, load_timeout=SHORT)
+    hello = worker.start()
+    assert hello.kind == kind
+    assert text in hello.message
+    outcome = worker.call("a")
+    assert (outcome.kind, outcome.error_type) == ("error", "SetupError")
+    assert text in outcome.message
+
+
+def test_task_and_setup_are_exclusive() -> None:
+    with pytest.raises(TypeError, match="either a task or a setup"):
+        Worker(echo, setup=counting_setup)
+    with pytest.raises(TypeError, match="either a task or a setup"):
+        Worker()

@@ -1,0 +1,5 @@
+"""A plugin module whose import crashes the process that imports it (SIGABRT)."""
+
+import os
+
+os.abort()

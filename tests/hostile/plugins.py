@@ -1,0 +1,181 @@
+"""Hostile plugins: each attacks the host through what crosses the worker boundary.
+
+They chunk correctly (fixed windows of ``max_size`` characters, no overlap) unless breaking a
+rule is their point, so a run that survives them gives a verdict: exit 0 with a report, or 1
+naming the rule broken. Side effects go to paths from the environment (``HOSTILE_MARKER``,
+``HOSTILE_PIDFILE``), which the tests set.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from reference_chunkers.fixed import cuts
+from reference_chunkers.spans import check_config
+
+MiB = 2**20
+
+
+def spans(document: str, max_size: int) -> Iterator[tuple[int, int]]:
+    """Correct cut points: the reference fixed-size windows (a config it refuses raises)."""
+    check_config(max_size, 0)
+    return cuts(document, max_size, 0)
+
+
+def windows(document: str, max_size: int) -> Iterator[str]:
+    """The texts of those windows."""
+    for start, end in spans(document, max_size):
+        yield document[start:end]
+
+
+def _forever() -> None:
+    while True:
+        time.sleep(0.01)
+
+
+# ----------------------------------------------------------------------- chunks that carry code
+
+
+class ExitOnUnpickle(str):
+    """A chunk that, if unpickled, ends the process that unpickles it with status 0."""
+
+    def __reduce__(self) -> Any:
+        return (os._exit, (0,))
+
+
+class ShellOnUnpickle(str):
+    """A chunk that, if unpickled, runs a shell command that creates HOSTILE_MARKER."""
+
+    def __reduce__(self) -> Any:
+        return (os.system, (f"touch {os.environ.get('HOSTILE_MARKER', '/dev/null')}",))
+
+
+class HangingMethods(str):
+    """A chunk whose own len, ==, hash and str never return."""
+
+    def __len__(self) -> int:
+        _forever()
+        return 0
+
+    def __eq__(self, other: object) -> bool:
+        _forever()
+        return False
+
+    def __hash__(self) -> int:
+        _forever()
+        return 0
+
+    def __str__(self) -> str:
+        _forever()
+        return ""
+
+
+class HostileInt(int):
+    """An offset whose own methods never return, and which exits its unpickler."""
+
+    def __index__(self) -> int:
+        _forever()
+        return 0
+
+    def __reduce__(self) -> Any:
+        return (os._exit, (0,))
+
+
+def reduce_exit(document: str, *, max_size: int, overlap: int) -> list[str]:
+    return [ExitOnUnpickle(w) for w in windows(document, max_size)]
+
+
+def reduce_system(document: str, *, max_size: int, overlap: int) -> list[str]:
+    return [ShellOnUnpickle(w) for w in windows(document, max_size)]
+
+
+def hanging_str_methods(document: str, *, max_size: int, overlap: int) -> list[str]:
+    return [HangingMethods(w) for w in windows(document, max_size)]
+
+
+def hostile_fields(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Mappings whose keys and values are hostile subclasses (the offsets themselves correct)."""
+    return [
+        {ExitOnUnpickle("text"): HangingMethods(document[start:end]), "start": HostileInt(start),
+         "end": HostileInt(end)}
+        for start, end in spans(document, max_size)
+    ]
+
+
+# ----------------------------------------------------------------------- exceptions that attack
+
+
+class HangingMessage(Exception):
+    def __str__(self) -> str:
+        _forever()
+        return ""
+
+
+class ExitingMessage(Exception):
+    """Its message is a str subclass that exits whoever unpickles it."""
+
+    def __str__(self) -> str:
+        return ExitOnUnpickle("a message that exits its unpickler")
+
+
+def raise_hanging_message(document: str, *, max_size: int, overlap: int) -> list[str]:
+    raise HangingMessage()
+
+
+def raise_exiting_message(document: str, *, max_size: int, overlap: int) -> list[str]:
+    raise ExitingMessage()
+
+
+# ----------------------------------------------------------------------- the worker's machinery
+
+
+def patch_len(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Replaces builtins.len in the worker (multiprocessing framed its replies with it)."""
+    chunks = list(windows(document, max_size))
+    builtins.len = lambda _obj: 0  # type: ignore[assignment]
+    return chunks
+
+
+def huge_reply(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """400 chunks of 1 MiB each (one string, 400 times): 400 MB of reply, little memory here."""
+    block = "x" * MiB
+    return [block] * 400
+
+
+def chatter(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Writes 1 MiB to stdout on every call, then chunks correctly."""
+    os.write(1, b"y" * (MiB - 20) + b"\nchatter tail marker\n")
+    return list(windows(document, max_size))
+
+
+def grandchild_then_hang(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Starts ``sleep 1000``, records its pid in HOSTILE_PIDFILE, then hangs."""
+    sleeper = subprocess.Popen(["sleep", "1000"])
+    with Path(os.environ["HOSTILE_PIDFILE"]).open("a") as pids:
+        pids.write(f"{sleeper.pid}\n")
+    _forever()
+    return []
+
+
+# ----------------------------------------------------------------------- out-of-range values
+
+
+def _offset_chunker(value: Any) -> Any:
+    def split(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        return [{"text": w, "start": value, "end": 5} for w in windows(document, max_size)]
+
+    return split
+
+
+start_googol = _offset_chunker(10**100)
+start_2_63 = _offset_chunker(2**63)
+start_negative = _offset_chunker(-5)
+start_bool = _offset_chunker(True)
+start_float = _offset_chunker(1.5)
+start_huge_but_legal = _offset_chunker(2**62)

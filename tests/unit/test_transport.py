@@ -1,0 +1,150 @@
+"""The transport seam: typed messages, checked replies, the fork and in-process transports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from contract.engine.messages import (
+    Chunks,
+    Counts,
+    CountTokens,
+    CpuFamily,
+    CpuSplit,
+    MalformedReply,
+    Raised,
+    Seconds,
+    Split,
+    WrongType,
+)
+from contract.engine.transport import ForkTransport, InProcessTransport, checked
+from contract.execution import Session
+from contract.model import Config
+from contract.plugins import TargetError, load
+from contract.worker import Outcome
+
+FIXED = "reference_chunkers/fixed.py:split"
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+
+
+def test_requests_have_their_wire_forms() -> None:
+    assert Split("ab", 3, 1).to_wire() == ["split", "ab", 3, 1]
+    assert CountTokens(("a", "b")).to_wire() == ["count", ["a", "b"]]
+    assert CpuSplit("ab", 3, 0).to_wire() == ["cpu", "ab", 3, 0]
+    assert CpuFamily("newlines only", 100, 3, 0).to_wire() == ["cpu-family", "newlines only",
+                                                               100, 3, 0]
+
+
+def test_split_replies_parse_into_typed_replies() -> None:
+    request = Split("ab", 3, 0)
+    chunks = request.reply_from_wire(["chunks", [{"text": "ab", "start": 0, "end": 2,
+                                                  "bare": False}]])
+    assert isinstance(chunks, Chunks) and chunks.chunks[0].end == 2
+    assert request.reply_from_wire(["wrong_type", "returned int"]) == WrongType("returned int")
+    raised = request.reply_from_wire(["raised", "ValueError", "no", True, "trace"])
+    assert raised == Raised("ValueError", "no", True, "trace")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        None,
+        [],
+        "chunks",
+        ["chunks"],
+        ["chunks", {"text": "a"}],
+        ["chunks", [{"text": 1}]],
+        ["chunks", [{"text": "a", "start": True}]],
+        ["chunks", [{"text": "a", "start": 1.0}]],
+        ["chunks", [{"text": "a", "start": 2**63}]],
+        ["chunks", [{"text": "a", "section": "h1"}]],
+        ["chunks", [{"text": "a", "section": [1]}]],
+        ["chunks", [{"text": "a", "index": 3}]],
+        ["chunks", [{"text": "a", "bare": 1}]],
+        ["chunks", ["a"]],
+        ["wrong_type", 3],
+        ["raised", "ValueError", "no", "yes", "trace"],
+        ["raised", "ValueError", "no", True],
+        ["os.system", "echo"],
+    ],
+)
+def test_malformed_split_replies_are_rejected(reply: Any) -> None:
+    with pytest.raises(MalformedReply):
+        Split("ab", 3, 0).reply_from_wire(reply)
+
+
+@pytest.mark.parametrize("reply", [None, [1], [1, "2"], [1, True], {"0": 1}])
+def test_malformed_token_counts_are_rejected(reply: Any) -> None:
+    with pytest.raises(MalformedReply):
+        CountTokens(("a", "b")).reply_from_wire(reply)
+    assert CountTokens(("a", "b")).reply_from_wire([1, 2]) == Counts((1, 2))
+
+
+@pytest.mark.parametrize("reply", ["0.1", -1.0, [0.1], True])
+def test_malformed_seconds_are_rejected(reply: Any) -> None:
+    with pytest.raises(MalformedReply):
+        CpuSplit("a", 1, 0).reply_from_wire(reply)
+    assert CpuSplit("a", 1, 0).reply_from_wire(None) == Seconds(None)
+
+
+def test_checked_turns_a_malformed_reply_into_a_protocol_error() -> None:
+    outcome = checked(Split("a", 1, 0), Outcome("ok", ["chunks", [{"text": 5}]]))
+    assert (outcome.kind, outcome.error_type) == ("error", "ProtocolError")
+    assert "not a valid reply" in outcome.message
+    assert checked(Split("a", 1, 0), Outcome("timeout")).kind == "timeout"
+
+
+def test_fork_and_in_process_transports_give_the_same_replies() -> None:
+    plugin = load(FIXED)
+    assert plugin.split is None  # loaded in a worker: no plugin code here
+    inline = InProcessTransport(plugin)
+    with ForkTransport(plugin, timeout=5, memory_mb=1024) as forked:
+        assert forked.start().declarations == inline.start().declarations == plugin.declarations
+        for request in (Split("héllo wörld " * 5, 7, 2), Split("x", 0, 0)):
+            a, b = forked.call(request), inline.call(request)
+            assert a.ok and b.ok and a.value == b.value
+        assert forked.restarts == 1
+    assert inline.restarts == 0
+
+
+def test_fork_transport_start_says_why_loading_failed(tmp_path: Any) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('not today')\n")
+    plugin = load(FIXED)
+    transport = ForkTransport(
+        type(plugin)(f"{broken}:split", None, plugin.declarations, spec=f"{broken}:split"),
+        timeout=5, memory_mb=1024,
+    )
+    with transport, pytest.raises(TargetError, match="not today"):
+        transport.start()
+
+
+class _Lying:
+    """A transport whose worker answers every split with chunks that are not data."""
+
+    restarts = 1
+
+    def start(self) -> Any:
+        raise AssertionError("not used")
+
+    def call(self, request: Any, *, timeout: float | None = None) -> Outcome:
+        return checked(request, Outcome("ok", ["chunks", [{"text": "a", "start": "0"}]]))
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_session_reports_a_malformed_reply_as_no_crash() -> None:
+    plugin = load(FIXED)
+    session = Session(plugin, timeout=2, memory_mb=None, selected=["no_crash"],
+                      transport=_Lying())
+    seen = session.observe("abc", Config(3, 0))
+    assert [v.invariant for v in seen.violations] == ["no_crash"]
+    assert "not a valid reply" in seen.violations[0].message
