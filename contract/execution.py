@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contract.engine.messages import Chunks, CountTokens, Split, WrongType
+from contract.engine.outofprocess import OutOfProcessTransport, is_out_of_process, valid_unicode
 from contract.engine.transport import ForkTransport, Transport
 from contract.model import (
     Case,
@@ -144,7 +145,7 @@ class Session:
         self.plugin = plugin
         self.timeout = timeout
         self.memory_mb = memory_mb
-        self.transport: Transport = transport or ForkTransport(
+        self.transport: Transport = transport or _transport_for(
             plugin, timeout=timeout, memory_mb=memory_mb, reply_limit=reply_limit
         )
         rules = registry()
@@ -190,6 +191,8 @@ class Session:
         timeout: float | None = None,
     ) -> Observation:
         """Call the plugin on ``document`` with ``config`` and check the result."""
+        if getattr(self.transport, "needs_valid_unicode", False):
+            document = valid_unicode(document)  # what goes out of process (SPEC §8)
         seen = Observation(document, config)
         if only == "config_validation" and config.is_valid:
             return seen  # only degenerate configs can break that rule
@@ -314,6 +317,17 @@ class Session:
         if len(self._counts) > 100_000:
             self._counts.clear()
         return int(reply.values[0])
+
+
+def _transport_for(
+    plugin: Plugin, *, timeout: float, memory_mb: int | None, reply_limit: int | None
+) -> Transport:
+    """The fork worker, or the out-of-process child of an ``exec:`` / ``http(s)://`` target."""
+    if is_out_of_process(plugin.spec):
+        assert plugin.spec is not None
+        return OutOfProcessTransport(plugin.spec, timeout=timeout, memory_mb=memory_mb,
+                                     cwd=plugin.cwd)
+    return ForkTransport(plugin, timeout=timeout, memory_mb=memory_mb, reply_limit=reply_limit)
 
 
 class _Rejected(Exception):

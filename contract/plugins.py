@@ -51,6 +51,8 @@ class Plugin:
     spec: str | None = None
     source: Any = None
     location: tuple[str, int] | None = None
+    #: The folder an ``exec:`` target's command runs in (None: the current folder).
+    cwd: str | None = None
 
     @property
     def kind(self) -> str:
@@ -88,7 +90,10 @@ def load(
     that cannot be loaded, or that hangs, exits, crashes or raises while loading.
     """
     from contract.engine.loading import load_in_worker
+    from contract.engine.outofprocess import is_out_of_process, load_out_of_process
 
+    if is_out_of_process(target):
+        return load_out_of_process(target, name=name, timeout=timeout, memory_mb=memory_mb)
     return load_in_worker(target, name=name, timeout=timeout, memory_mb=memory_mb)
 
 

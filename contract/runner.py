@@ -23,6 +23,7 @@ from contract import crossrun, database, reproducers, scaling
 from contract.corpus import corpus_for
 from contract.diagnosis import Diagnosis, Probe, diagnose
 from contract.engine import reaper
+from contract.engine.outofprocess import is_out_of_process
 from contract.execution import Observation, Session
 from contract.minimize import minimize
 from contract.model import Config, Violation
@@ -286,7 +287,8 @@ def _measure(
     """The whole-run measurements: the timing probe, then the fresh-interpreter rerun."""
     if "scales_linearly" in active and config.probe:
         _measure_scaling(session, explored, emit)
-    if config.measure and "deterministic" in active and "deterministic" not in explored.first:
+    rerun = config.measure and not is_out_of_process(plugin.spec)  # a child is no interpreter
+    if rerun and "deterministic" in active and "deterministic" not in explored.first:
         _fresh_interpreter(plugin, session, explored)
 
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, NoReturn, Self
 
-from contract.engine import framing
+from contract.engine import framing, reaper
 from contract.engine.framing import FrameClosed, FrameError, FrameTimeout
 
 Kind = Literal["ok", "error", "timeout", "memory", "crash"]
@@ -133,6 +133,7 @@ class _Child:
         exited = self._wait(grace)
         self.killed = not exited and self.send_signal(signal.SIGKILL)
         self._kill_group()  # before the reap: the group id cannot be reused while it is a zombie
+        reaper.unregister(self.pid)
         status = self._reap(_KILL_WAIT if not exited else 0.0)
         self.done = True
         self.status = None if status in (None, -1) else status
@@ -434,6 +435,7 @@ class Worker:
         os.close(reply_write)
         for fd in (request_write, reply_read):
             os.set_blocking(fd, False)
+        reaper.register(pid, "worker")  # a signal to the host, or its exit, kills the group
         return _Child(pid, request_write, reply_read)
 
     def _await_hello(self, child: _Child) -> Outcome:
