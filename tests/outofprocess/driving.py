@@ -6,12 +6,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 
 from contract import strategies
-from contract.engine.exec_child import ExecChild
+from contract.engine.outofprocess import OutOfProcessTransport
 from contract.execution import Session
 from contract.model import Config
 from contract.plugins import Plugin
@@ -25,22 +24,19 @@ def valid_unicode(document: str) -> str:
     return _SURROGATE.sub("", document)
 
 
-def _not_in_this_process(*args: Any, **kwargs: Any) -> Any:
-    raise AssertionError("an out-of-process plugin is called through its ExecChild only")
-
-
 @contextmanager
 def exec_session(target: str, *, timeout: float = 5.0, memory_mb: int = 1024) -> Iterator[Session]:
-    """A Session checking every applicable invariant, its calls going to ``target``'s child."""
-    child = ExecChild(target, timeout=timeout, memory_mb=memory_mb)
+    """A Session checking every applicable invariant, its calls going to ``target``'s child
+    (the transport ``chunk-contract run`` uses for an ``exec:`` target)."""
+    transport = OutOfProcessTransport(target, timeout=timeout, memory_mb=memory_mb)
     try:
-        handshake = child.start()
-        plugin = Plugin(target, _not_in_this_process, handshake.declarations())
-        session = Session(plugin, timeout=timeout, memory_mb=memory_mb, selected=list(registry()))
-        session.worker = child  # type: ignore[assignment]
+        declared = transport.start()
+        plugin = Plugin(target, None, declared.declarations, spec=target)
+        session = Session(plugin, timeout=timeout, memory_mb=memory_mb, selected=list(registry()),
+                          transport=transport)
         yield session
     finally:
-        child.close()
+        transport.close()
 
 
 def violations(session: Session, *, examples: int, seed: int = 0, max_length: int = 600,

@@ -9,6 +9,7 @@ import pytest
 
 from contract import scaling
 from contract.engine.exec_child import ExecChild
+from contract.engine.outofprocess import OutOfProcessTransport
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -17,7 +18,8 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: no 
 
 
 def timing(script: Path) -> scaling.Timing | None:
-    with ExecChild(f"exec:{NODE} {script}", timeout=20.0) as child:
+    """The family timed through the transport ``chunk-contract run`` uses for an exec: target."""
+    with OutOfProcessTransport(f"exec:{NODE} {script}", timeout=20.0, memory_mb=1024) as child:
         child.start()
         return scaling.measure(child, "one long line", timeout=20.0, sizes=SIZES)
 
