@@ -24,7 +24,7 @@ import re
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -125,14 +125,13 @@ def violations(
     @given(case_strategy(max_length=max_length))
     def probe(case: tuple[str, Config]) -> None:
         for violation in session.observe(*case).violations:
-            found.setdefault(violation.invariant, _found(violation.invariant, case, violation.message))
+            rule = violation.invariant
+            found.setdefault(rule, _found(rule, case, violation.message))
         if fail_fast and found:
             raise _Stop()
 
-    try:
+    with suppress(_Stop):
         probe()
-    except _Stop:
-        pass
     return found
 
 
@@ -207,7 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         payload = {rule: asdict(item) for rule, item in found.items()}
         args.json.write_text(json.dumps(payload, indent=2, ensure_ascii=True) + "\n", "utf-8")
-    print(f"exec_probe: {len(found)} invariant(s) violated" if found else "exec_probe: no violation")
+    count = f"{len(found)} invariant(s) violated" if found else "no violation"
+    print(f"exec_probe: {count}")
     return 1 if found else 0
 
 

@@ -18,7 +18,10 @@
 //   but protocol lines reaches stdout.
 import { createInterface } from "node:readline";
 
-const PACKAGES = "npm ci --prefix contract/adapters/js";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const PACKAGES = `npm ci --prefix ${dirname(fileURLToPath(import.meta.url))}`;
 
 /** Splitter name -> (library module, options) -> a splitter instance. */
 const SPLITTERS = {
@@ -91,7 +94,7 @@ async function loadLibrary() {
   try {
     return await import("@langchain/textsplitters");
   } catch (error) {
-    return refuse(`cannot import @langchain/textsplitters (${error.message}); run: ${PACKAGES}`);
+    return refuse(`run ${PACKAGES}: @langchain/textsplitters is not installed (${error.code})`);
   }
 }
 
