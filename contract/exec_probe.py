@@ -5,9 +5,10 @@
 
 It starts ``COMMAND`` as an :class:`~contract.engine.exec_child.ExecChild` (the persistent §8
 child), puts it behind a :class:`~contract.execution.Session` checking every applicable
-invariant, and feeds it generated ``(document, config)`` cases from
-:func:`contract.strategies.cases` (documents made valid Unicode, as §8 says). Exit status: 0 when
-no invariant is violated, 1 when one is, 2 when the command cannot be started or hand shake.
+invariant, and feeds it the seed corpus (:mod:`contract.corpus`), then generated
+``(document, config)`` cases from :func:`contract.strategies.cases` (documents made valid
+Unicode, as §8 says). Exit status: 0 when no invariant is violated, 1 when one is, 2 when the
+command cannot be started or hand shake.
 
 This is the bridge until ``exec:`` targets are wired into the runner; then
 ``chunk-contract run "exec:COMMAND ARGS..."`` does the same, with the runner's shrinking and
@@ -35,6 +36,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
 from contract import strategies
+from contract.corpus import corpus_for
 from contract.engine.exec_child import ExecChild
 from contract.execution import Session
 from contract.model import Config
@@ -115,9 +117,18 @@ def violations(
     seed: int = 0,
     max_length: int = 600,
     fail_fast: bool = False,
+    corpus: bool = True,
 ) -> dict[str, Found]:
-    """Invariant id -> the first violation of it seen over ``examples`` generated cases."""
+    """Invariant id -> the first violation of it seen over the seed corpus (unless
+    ``corpus=False``), then ``examples`` generated cases."""
     found: dict[str, Found] = {}
+    for document, config in corpus_for("text") if corpus else []:
+        case = (valid_unicode(document), config)
+        for violation in session.observe(*case).violations:
+            found.setdefault(violation.invariant, _found(violation.invariant, case,
+                                                         violation.message))
+        if fail_fast and found:
+            return found
 
     @hypothesis_seed(seed)
     @settings(max_examples=examples, deadline=None, database=None,
@@ -167,6 +178,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds per call (5)")
     parser.add_argument("--max-length", type=int, default=600, help="document length cap")
     parser.add_argument("--fail-fast", action="store_true", help="stop at the first violation")
+    parser.add_argument("--no-corpus", action="store_true", help="skip the seed corpus")
     parser.add_argument("--shrink", action="store_true", help="shrink each violation found")
     parser.add_argument("--json", type=Path, help="write the violations found here")
     parser.add_argument("command", nargs="+", help="the chunker's command line (after --)")
@@ -181,7 +193,8 @@ def probe_command(args: argparse.Namespace) -> dict[str, Found]:
         for seed in args.seed or [0]:
             for rule, first in violations(session, examples=args.examples, seed=seed,
                                           max_length=args.max_length,
-                                          fail_fast=args.fail_fast).items():
+                                          fail_fast=args.fail_fast,
+                                          corpus=not args.no_corpus).items():
                 found.setdefault(rule, first)
             if args.fail_fast and found:
                 break

@@ -45,7 +45,8 @@ DEFAULT_REPORTS = Path("build/mutation-js")
 DEFAULT_TRIAGE = Path("docs/mutation-baseline-js.toml")
 _FUNCTION = re.compile(
     r"^\s*(?:export\s+)?(?:async\s+)?function\s+(\w+)|^\s*(?:class\s+(\w+))|"
-    r"^\s{2}(?:get\s+|static\s+|async\s+)?(\w+)\s*\([^)]*\)\s*\{|^(?:const|let)\s+(\w+)\s*="
+    r"^\s{2}(?!(?:if|for|while|switch|catch|return)\b)(?:get\s+|static\s+|async\s+)?(\w+)"
+    r"\s*\([^)]*\)\s*\{|^(?:const|let)\s+(\w+)\s*="
 )
 
 
@@ -170,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
                                      description="StrykerJS mutation report for a JS chunker.")
     parser.add_argument("chunker", nargs="?", default=DEFAULT_CHUNKER,
                         help=f"the chunker file, relative to the project ({DEFAULT_CHUNKER})")
-    parser.add_argument("--examples", type=int, default=60, help="cases per mutant (60)")
+    parser.add_argument("--examples", type=int, default=100, help="cases per mutant (100)")
     parser.add_argument("--seed", type=int, default=1, help="the Hypothesis seed (1)")
     parser.add_argument("--mutate", help="Stryker line range, e.g. 30-160 (all lines)")
     parser.add_argument("--report-dir", type=Path, default=DEFAULT_REPORTS)
