@@ -2,6 +2,7 @@
 
     python -m contract.mutation.js [CHUNKER.mjs] [--examples N] [--seed N] [--mutate RANGE]
                                    [--report-dir DIR] [--triage FILE] [--test-command CMD]
+                                   [--report-only]
 
 Stryker (npm ``@stryker-mutator/core``, pinned in ``contract/mutation/stryker/``; install it
 with ``npm ci --prefix contract/mutation/stryker``) plants each mutant in a copy of the chunker
@@ -177,6 +178,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--report-dir", type=Path, default=DEFAULT_REPORTS)
     parser.add_argument("--triage", type=Path, default=DEFAULT_TRIAGE)
     parser.add_argument("--test-command", help="the test command (default: exec_probe)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="re-triage the last run (work/reports/mutation.json), no Stryker")
     return parser
 
 
@@ -190,13 +193,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     chunker_path = Path(args.chunker)
     source = chunker_path.read_text("utf-8")
     work = args.report_dir / "work"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    shutil.copy2(chunker_path, work / chunker_path.name)
     command = args.test_command or probe_command(chunker_path.name, examples=args.examples,
                                                  seed=args.seed)
-    config = stryker_config(chunker_path.name, command, mutate=args.mutate)
-    data = run_data(run_stryker(work, config), args.chunker, source)
+    if args.report_only:
+        stryker_json = work / "reports" / "mutation.json"
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        shutil.copy2(chunker_path, work / chunker_path.name)
+        config = stryker_config(chunker_path.name, command, mutate=args.mutate)
+        stryker_json = run_stryker(work, config)
+    data = run_data(stryker_json, args.chunker, source)
     report = reports.Report(data, triage.load(args.triage if args.triage.exists() else None),
                             title=args.chunker, config={"command": command},
                             tool="stryker", framework=_framework())
