@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.adapters import langchainjs
+from contract.adapters import conformance_js, langchainjs
 from contract.adapters.findings import FINDINGS
 from contract.engine.exec_child import ExecChild
 from contract.exec_probe import exec_session
@@ -23,24 +23,7 @@ needs_js = pytest.mark.skipif(
     langchainjs.unavailable() is not None, reason=str(langchainjs.unavailable())
 )
 
-#: (adapter, document, max_size, overlap, invariant): the minimal cases of the findings.
-REPRODUCERS = [
-    ("langchainjs-recursive", "x a", 1, 0, "non_empty"),
-    ("langchainjs-recursive", "\U0001f600", 1, 0, "codepoint_integrity"),
-    ("langchainjs-recursive", "\U0001f600", 1, 0, "span_fidelity"),
-    ("langchainjs-recursive", "\ufeffab", 2, 0, "no_lost_text"),
-    ("langchainjs-recursive", "a\nb", 1, 0, "line_citations"),
-    ("langchainjs-recursive", "a\nbc\nd", 2, 1, "ordered"),
-    ("langchainjs-recursive", "a b", 1, -1, "config_validation"),
-    ("langchainjs-markdown", "\U0001f600", 1, 0, "codepoint_integrity"),
-    ("langchainjs-latex", "x a", 1, 0, "non_empty"),
-    ("langchainjs-python", "a\nbc\nd", 2, 1, "ordered"),
-    ("langchainjs-js", "\ufeffab", 2, 0, "no_lost_text"),
-    ("langchainjs-character", "TITLE\nAUTHOR\nDATE", 1, 0, "cap_respected"),
-    ("langchainjs-character", "\ufeffa", 5, 0, "no_lost_text"),
-    ("langchainjs-character", "a\n\n\x1d", 1, 0, "non_empty"),
-    ("langchainjs-character", "a\n\nb", 1, -1, "config_validation"),
-]
+REPRODUCERS = list(conformance_js.MINIMAL)
 
 
 def test_every_entry_point_resolves_to_an_object_with_an_exec_command() -> None:
@@ -126,3 +109,22 @@ def test_each_reviewed_finding_reproduces(
     messages = [v.message for v in seen.violations if v.invariant == rule]
     assert messages, (adapter, rule, seen.violations, seen.records)
     assert any(re.search(finding.expect, m, re.S) for m in messages), messages
+
+
+def test_the_conformance_page_flags_unreviewed_and_unexpected_violations() -> None:
+    item = {"document": "a", "max_size": 1, "overlap": 0, "message": "something new"}
+    runs = {"langchainjs-recursive": {"non_empty": item, "unique_ids": item}}
+    found = conformance_js.problems(runs)
+    assert any("non_empty: REVIEW AGAIN" in p for p in found)
+    assert any("unique_ids: NOT REVIEWED" in p for p in found)
+    page = conformance_js.render(runs, examples=1, seeds=(1,))
+    assert "| `langchainjs-recursive` |" in page and "✗ ?" in page
+
+
+def test_the_conformance_page_matches_its_runs_when_reviewed() -> None:
+    item = {"document": "x a", "max_size": 1, "overlap": 0,
+            "message": "chunk[1] is whitespace-only ' '"}
+    runs = {"langchainjs-recursive": {"non_empty": item}}
+    assert conformance_js.problems(runs) == []
+    page = conformance_js.render(runs, examples=1, seeds=(1,))
+    assert "✗ bug" in page and "document `'x a'`, max_size=1, overlap=0" in page
