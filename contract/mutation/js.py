@@ -146,7 +146,11 @@ def _kill_note(raw: dict[str, Any]) -> tuple[str | None, str]:
         return None, ""
     reason = str(raw.get("statusReason") or "")
     found = re.match(r"\s*([a-z_]+): (.*)", reason)
-    return (found.group(1), found.group(2)[:300]) if found else (None, reason[:300])
+    if found is None:
+        return None, reason[:300]
+    if found.group(1) == "exec_probe":  # exit 2: the mutant broke the handshake or the start
+        return "handshake", found.group(2)[:300]
+    return found.group(1), found.group(2)[:300]
 
 
 def run_data(stryker_json: Path, chunker: str, source: str) -> RunData:

@@ -53,6 +53,12 @@ def test_a_method_is_named_and_the_killing_invariant_is_read_from_the_probe() ->
     assert mutant.kill_message.startswith("max_size=1")
 
 
+def test_a_mutant_that_breaks_the_handshake_is_killed_by_handshake() -> None:
+    reason = "exec_probe: exec:node chunker.mjs: the child exited with status 1 before replying"
+    mutant = js.to_mutant(_raw("3", 5, 10, 20, "true", "Killed", reason), "x.mjs", SOURCE)
+    assert mutant.killed_by == "handshake" and mutant.kill_message.startswith("exec:node")
+
+
 def test_the_reports_are_written_with_javascript_and_strykers_framework(tmp_path: Path) -> None:
     stryker_json = tmp_path / "s.json"
     stryker_json.write_text(json.dumps({"files": {"x.mjs": {"mutants": [
