@@ -143,3 +143,17 @@ def mutation(session: nox.Session) -> None:
     """
     session.install("-e", ".[mutation]")
     session.run("python", "-m", "contract.mutation", "--max-children", "2", *session.posargs)
+
+
+@nox.session
+def mutation_js(session: nox.Session) -> None:
+    """StrykerJS on a JavaScript chunker, the contract as its test command (2 processes).
+
+    ``nox -s mutation_js`` mutates reference_chunkers/js/chunker.mjs, triaged in
+    docs/mutation-baseline-js.toml; ``nox -s mutation_js -- path/to/chunker.mjs`` another file.
+    Reports: build/mutation-js/. Needs node >= 20 (npm ci installs the pinned Stryker).
+    """
+    session.install("-e", ".")
+    session.run("npm", "ci", "--prefix", "contract/mutation/stryker", "--no-audit", "--no-fund",
+                external=True)
+    session.run("python", "-m", "contract.mutation.js", *session.posargs)

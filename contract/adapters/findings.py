@@ -805,3 +805,124 @@ CONTRACT_NOTES: list[str] = [
     "a call that takes 0.08 s alone (`chonkie-token`, size 89, overlap 88), so `nox -s peers` "
     "runs the adapters one at a time.",
 ]
+
+
+# --------------------------------------------------------------------------- LangChain.js
+# npm @langchain/textsplitters 1.0.2 (with @langchain/core 1.4.0), run out of process by
+# contract/adapters/js/bridge.mjs; the source read is its dist/text_splitter.js
+# (src/text_splitter.ts). The bridge reports bare texts and `loc.lines`, no offsets.
+
+_LCJS_SRC = "@langchain/textsplitters 1.0.2, dist/text_splitter.js"
+_LCJS_RECURSIVE = (
+    "langchainjs-recursive",
+    "langchainjs-markdown",
+    "langchainjs-latex",
+    "langchainjs-python",
+    "langchainjs-js",
+)
+_LCJS_RAW_SPLIT = (
+    "`RecursiveCharacterTextSplitter._splitText` keeps a split only when "
+    "`lengthFunction(s) < chunkSize`; a split that is not shorter and has no finer separator "
+    "left (`!newSeparators`, i.e. the last separator `\"\"`) is pushed to the output as it is "
+    "(`finalChunks.push(s)`), bypassing `mergeSplits`/`joinDocs`, where chunks are trimmed and "
+    "empty ones dropped. At `chunkSize=1` every one-character split is such a split, so a space "
+    "or a newline becomes a chunk of its own (document `'x a'`, size 1: `'x'`, `' '`, `'a'`). "
+    "The Python library has the same code path."
+)
+_LCJS_SURROGATES = (
+    "The last separator `\"\"` splits with `text.split(\"\")`, which cuts a JavaScript string into "
+    "UTF-16 code units, not characters: an astral character (emoji, U+1F600) becomes its two "
+    "surrogate halves. At a chunk size where one unit is not shorter than `chunkSize` each half "
+    "is pushed alone (the raw-split path above), so the output holds lone surrogates "
+    "(`'\\U0001f600'`, size 1: `'\\ud83d'`, `'\\ude00'`); at larger sizes `mergeSplits` can still "
+    "end a chunk between the halves. The halves are text the document does not hold, so "
+    "`span_fidelity` fails with `codepoint_integrity`. This holds whatever `lengthFunction` "
+    "counts: the cut is made by `split(\"\")`, not by the measure."
+)
+_LCJS_TRIM = (
+    "`TextSplitter.joinDocs` trims each merged chunk with JavaScript's `String.prototype.trim`, "
+    "which strips U+FEFF (ZERO WIDTH NO-BREAK SPACE, the byte-order mark) as white space; "
+    "Python's `str.isspace()` (SPEC's whitespace) does not count it, so a document starting "
+    "with a BOM loses it (`'\\ufeffab'`, size 2: `'a'`, `'b'`; with CharacterTextSplitter "
+    "`'\\ufeff'` alone gives no chunk at all)."
+)
+_LCJS_LINES = (
+    "`createDocuments` reports `loc.lines.to = from + (number of \"\\n\" in the chunk)`; for a "
+    "chunk that ends with `\"\\n\"` that is the line after its last character (SPEC §4: the line "
+    "holding the last character). Trimmed chunks never end with a newline, but the untrimmed "
+    "raw splits above do (`'a\\nb'`, size 1: the chunk `'\\n'` cites lines 1-2, it lies on line "
+    "1). The line count itself is kept by `indexOf(chunk, indexPrevChunk + 1)`, which is right "
+    "here."
+)
+_LCJS_OVERLAP = (
+    "`mergeSplits` measures splits before `joinDocs` trims them: a chunk measured as `'\\nb'` "
+    "(2 units, size 2) is emitted as `'b'`, and the overlap it keeps for the next chunk "
+    "(`while (total > chunkOverlap ...) currentDoc.shift()` drops only the `'\\n'`) is the whole "
+    "emitted chunk, so the next chunk `'bc'` starts where the previous one did and holds it "
+    "whole (`'a\\nbc\\nd'`, size 2, overlap 1: `'a'`, `'b'`, `'bc'`, `'d'`): a duplicated "
+    "embedding. The Python library does the same (see langchain-recursive)."
+)
+_LCJS_VALIDATION = (
+    "The `TextSplitter` constructor refuses only `chunkOverlap >= chunkSize` (`throw new "
+    "Error(\"Cannot have chunkOverlap >= chunkSize\")`, which the bridge reports as a config "
+    "error); a negative `chunkSize` or `chunkOverlap` is accepted. RecursiveCharacterTextSplitter "
+    "then splits anyway (every split is `>= chunkSize`, so the raw splits come out, whitespace "
+    "included: `'a b'`, size 1, overlap -1 gives `'a'`, `' '`, `'b'`); CharacterTextSplitter "
+    "crashes: in `mergeSplits`, `while (total > chunkOverlap || ...)` stays true once "
+    "`currentDoc` is empty, and `lengthFunction(currentDoc[0])` is called on `undefined` "
+    "(`'a\\n\\nb'`, size 1, overlap -1: a TypeError)."
+)
+_LCJS_CONTROL = (
+    "U+001C..U+001F are whitespace to Python's `str.isspace()` but not to JavaScript's `trim()` "
+    "(they are not Unicode White_Space), so a chunk of only `'\\x1d'` survives `joinDocs` "
+    "(`'a\\n\\n\\x1d'`, size 1: `'a'`, `'\\x1d'`). See the contract note on `str.isspace()`."
+)
+
+_add(_LCJS_RECURSIVE, "non_empty", Finding(
+    "bug",
+    "a split not shorter than chunkSize at the last separator is emitted untrimmed: "
+    "whitespace chunks",
+    _LCJS_RAW_SPLIT, f"{_LCJS_SRC}, `RecursiveCharacterTextSplitter._splitText`",
+    expect=r"whitespace-only|is empty"))
+_add(_LCJS_RECURSIVE, "span_fidelity", Finding(
+    "bug", 'split("") cuts astral characters into lone surrogate halves',
+    _LCJS_SURROGATES, f"{_LCJS_SRC}, `TextSplitter.splitOnSeparator`",
+    expect=r"\\ud[89a-f][0-9a-f]{2}.*occurs nowhere"))
+_add(_LCJS_RECURSIVE, "codepoint_integrity", Finding(
+    "bug", 'split("") cuts astral characters into lone surrogate halves',
+    _LCJS_SURROGATES, f"{_LCJS_SRC}, `TextSplitter.splitOnSeparator`",
+    expect=r"lone surrogate"))
+_add(_LCJS_RECURSIVE, "no_lost_text", Finding(
+    "disputed", "JavaScript's trim() strips U+FEFF, which Python does not count as whitespace",
+    _LCJS_TRIM, f"{_LCJS_SRC}, `TextSplitter.joinDocs`", expect=r"'\\ufeff'.*lies in no chunk"))
+_add(_LCJS_RECURSIVE, "line_citations", Finding(
+    "bug", "loc.lines.to counts a trailing newline as a further line (on untrimmed raw splits)",
+    _LCJS_LINES, f"{_LCJS_SRC}, `TextSplitter.createDocuments`", expect=r"cites lines"))
+_add(_LCJS_RECURSIVE, "ordered", Finding(
+    "bug", "overlap measured before trimming repeats the previous chunk whole",
+    _LCJS_OVERLAP, f"{_LCJS_SRC}, `TextSplitter.mergeSplits`, `joinDocs`",
+    expect=r"does not occur after|start does not increase|end decreases"))
+_add(_LCJS_RECURSIVE, "config_validation", Finding(
+    "bug", "negative chunkSize / chunkOverlap are accepted; only overlap >= size is refused",
+    _LCJS_VALIDATION, f"{_LCJS_SRC}, `TextSplitter` constructor", expect=r"was neither refused"))
+
+_add(("langchainjs-character",), "cap_respected", Finding(
+    "design", 'splits only at "\\n\\n"; a longer paragraph stays one chunk',
+    "`CharacterTextSplitter.splitText` splits at its one separator (`\"\\n\\n\"`) and merges; a "
+    "split longer than `chunkSize` is kept whole, with a `console.warn(\"Created a chunk of "
+    "size ...\")` (the bridge sends it to stderr). `'TITLE\\nAUTHOR\\nDATE'`, size 1: one chunk "
+    "of 17 characters. Deliberate in the code (the warning branch); the package's README says "
+    "nothing about it, so the verdict is design, not documented.",
+    f"{_LCJS_SRC}, `CharacterTextSplitter.splitText`, `TextSplitter.mergeSplits`",
+    expect=r"> max_size"))
+_add(("langchainjs-character",), "no_lost_text", Finding(
+    "disputed", "JavaScript's trim() strips U+FEFF, which Python does not count as whitespace",
+    _LCJS_TRIM, f"{_LCJS_SRC}, `TextSplitter.joinDocs`", expect=r"'\\ufeff'.*lies in no chunk"))
+_add(("langchainjs-character",), "non_empty", Finding(
+    "disputed", "a chunk of U+001C..U+001F: whitespace to Python, not to JavaScript's trim()",
+    _LCJS_CONTROL, f"{_LCJS_SRC}, `TextSplitter.joinDocs`",
+    expect=r"whitespace-only '\\x1[c-f]"))
+_add(("langchainjs-character",), "config_validation", Finding(
+    "bug", "a negative chunkOverlap is accepted, then mergeSplits crashes on undefined",
+    _LCJS_VALIDATION, f"{_LCJS_SRC}, `TextSplitter` constructor, `mergeSplits`",
+    expect=r"was neither refused"))

@@ -47,6 +47,10 @@ class Report:
     #: A third-party file: code no target reaches (other functions of the file) is out of
     #: scope, Ignored rather than NoCoverage.
     uncovered_out_of_scope: bool = False
+    #: The mutation tool that made the mutants, and the report's ``framework`` object (None:
+    #: mutmut's); a StrykerJS run (contract.mutation.js) sets both.
+    tool: str = "mutmut"
+    framework: dict[str, Any] | None = None
 
     def display(self, mutant: Mutant) -> str:
         """The path a reader knows the mutant's file by."""
@@ -138,7 +142,7 @@ def stryker(report: Report) -> dict[str, Any]:
                 "location": {"start": {"line": m.start.line, "column": m.start.column},
                              "end": {"line": m.end.line, "column": m.end.column}},
                 "status": report.status(m),
-                "description": f"{m.function}: {m.change} (mutmut: {m.mutmut_status})",
+                "description": f"{m.function}: {m.change} ({report.tool}: {m.mutmut_status})",
                 "static": False,
             }
             reason = _status_reason(report, m)
@@ -148,19 +152,24 @@ def stryker(report: Report) -> dict[str, Any]:
                 item["duration"] = round(m.duration * 1000, 1)
             mutants.append(item)
         files[report.data.display.get(path, path)] = {
-            "language": "python", "source": source_file.source, "mutants": mutants,
+            "language": _language(path), "source": source_file.source, "mutants": mutants,
         }
     out: dict[str, Any] = {
         "schemaVersion": "2",
         "thresholds": {"high": HIGH, "low": LOW},
         "files": files,
-        "framework": {"name": "chunk-contract (mutmut)", "version": _version("chunk-contract"),
-                      "dependencies": {"mutmut": _version("mutmut"),
-                                       "hypothesis": _version("hypothesis")}},
+        "framework": report.framework or {
+            "name": "chunk-contract (mutmut)", "version": _version("chunk-contract"),
+            "dependencies": {"mutmut": _version("mutmut"), "hypothesis": _version("hypothesis")}},
     }
     if report.config:
         out["config"] = report.config
     return out
+
+
+def _language(path: str) -> str:
+    """The report schema's language of a source file, from its extension."""
+    return "javascript" if path.endswith((".js", ".mjs", ".cjs")) else "python"
 
 
 def _status_reason(report: Report, mutant: Mutant) -> str:
