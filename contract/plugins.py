@@ -92,9 +92,29 @@ def load(
     from contract.engine.loading import load_in_worker
     from contract.engine.outofprocess import is_out_of_process, load_out_of_process
 
+    if isinstance(target, str) and ":" not in target:
+        command = _built_in_exec_target(target)  # a built-in adapter of another language
+        if command is not None:
+            name, target = name or target, command
     if is_out_of_process(target):
         return load_out_of_process(target, name=name, timeout=timeout, memory_mb=memory_mb)
     return load_in_worker(target, name=name, timeout=timeout, memory_mb=memory_mb)
+
+
+def _built_in_exec_target(name: str) -> str | None:
+    """The ``exec:`` target behind a built-in adapter of another language (an entry point of
+    ``contract.adapters`` whose object carries ``exec_command``), or None. Only the project's
+    own adapter modules are imported here, in the host."""
+    found = entry_points().get(name)
+    if found is None or not found.value.startswith("contract.adapters."):
+        return None
+    obj = found.load()
+    if not hasattr(obj, "exec_command"):
+        return None
+    reason = obj.unavailable()
+    if reason:
+        raise TargetError(reason)  # it names the adapter and what to install
+    return str(obj.target)
 
 
 def load_here(target: str | Any) -> Plugin:
