@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from contract.model import CHUNK_FIELDS, Config, chunks_from_records
+from contract.model import CHUNK_FIELDS, Config, chunks_from_records, plural
 
 #: Inputs re-chunked in the fresh interpreter.
 SAMPLES = 8
@@ -59,7 +59,7 @@ def first_difference(before: list[dict[str, Any]], after: list[dict[str, Any]]) 
     """Where two chunk lists differ (texts, offsets, lines, ids), or None."""
     a, b = chunks_from_records(before), chunks_from_records(after)
     if len(a) != len(b):
-        return f"{len(a)} chunks, then {len(b)}"
+        return f"{plural(len(a), 'chunk')}, then {len(b)}"
     for x, y in zip(a, b):
         for name, p, q in zip(CHUNK_FIELDS, x.comparable(), y.comparable()):
             if p != q:

@@ -537,3 +537,11 @@ def escape(text: str, limit: int = 80) -> str:
 
 def chunks_from_records(records: Iterable[Mapping[str, Any]]) -> list[Chunk]:
     return [Chunk.from_record(i, r) for i, r in enumerate(records)]
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``count`` with ``word`` in the right number: ``1 example``, ``2 examples``, ``0 cells``.
+
+    ``many`` is the plural when it is not ``word + "s"`` (``plural(n, "entry", "entries")``).
+    """
+    return f"{count} {word if count == 1 else (many or word + 's')}"

@@ -79,7 +79,7 @@ def run_command(args: argparse.Namespace) -> int:
     jobs = plan(args)
     results = []
     for plugin, settings, reasons in jobs:
-        listeners: list[Any] = [TextReport()]
+        listeners: list[Any] = [TextReport(quiet=args.quiet)]
         if not args.quiet:
             listeners.append(ProgressPrinter())
         if args.json:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from contract import SPEC_VERSION
 from contract.reproducers import write_atomic
 from contract.runner import Counterexample, Event, Finished, RunResult
 
@@ -23,6 +24,7 @@ def _counterexample(found: Counterexample | None) -> dict[str, Any] | None:
         "offending_chunks": found.offending,
         "shrunk": found.shrunk,
         "reproducer": found.reproducer,
+        "replayed_from": found.replayed_from,
     }
 
 
@@ -30,6 +32,7 @@ def report_json(result: RunResult) -> dict[str, Any]:
     """The report as a JSON-ready dict: every invariant exactly once."""
     return {
         "version": VERSION,
+        "spec": SPEC_VERSION,
         "target": result.target,
         "passed": result.passed,
         "kind": result.kind,
