@@ -37,13 +37,13 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "SPEC_VERSION",
     "Case",
     "Chunk",
     "Config",
     "Plugin",
     "RunResult",
     "RunSettings",
-    "SPEC_VERSION",
     "TargetError",
     "Violation",
     "invariant",
