@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from contract import registry, reproducers
+from contract._platform import require_posix
 from contract.config_file import ConfigError
 from contract.database import DatabaseError, database_spec
 from contract.model import Config
@@ -156,6 +157,7 @@ def _limits(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``chunk-contract`` console script."""
+    require_posix()  # one line and exit 2 where fork/resource are missing (Windows)
     try:
         args = build_parser().parse_args(argv)
         handler = {
