@@ -1,11 +1,97 @@
-"""Test-wide setup: the repository root is importable, so ``contract`` and the shared test
-helpers (``tests.unit.helpers``) load the same way under ``pytest`` and ``python -m pytest``."""
+"""Test-wide setup.
+
+- The repository root is importable, so ``contract`` and the shared test helpers
+  (``tests.unit.helpers``) load the same way under ``pytest`` and ``python -m pytest``.
+- The heavy tests are marked ``slow`` here, in one place: ``nox -s tests`` runs the rest (the
+  tests a contributor needs, a few minutes on 2 cores) and ``nox -s slow`` runs these, with
+  every extra installed. A test file can also mark its own tests with ``@pytest.mark.slow``.
+- With ``CHUNK_CONTRACT_NO_SKIP=1`` (set by .ci/run) a skipped test fails instead, unless its
+  reason starts with ``platform:`` (a test that cannot run on this operating system). So CI
+  never passes by skipping what it did not install.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-_ROOT = str(Path(__file__).resolve().parent.parent)
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
+import pytest
+
+_ROOT = Path(__file__).resolve().parent.parent
+if str(_ROOT) not in sys.path:
+    sys.path.insert(0, str(_ROOT))
+
+#: Folders (relative to tests/) whose every test is slow: they need the extras (peers, fuzz,
+#: mutation, redis) or run whole campaigns, fuzzers, scaling probes and parallel runs.
+SLOW_FOLDERS = ("adapters", "fuzz", "mutation", "scale")
+
+#: Single slow tests elsewhere (``file::name``, any parametrization): each took more than
+#: about 10 s on 2 cores (``pytest --durations``), and the fast session keeps a cheaper
+#: test of the same behaviour.
+SLOW_TESTS: frozenset[str] = frozenset()
+
+#: The variable that turns skips into failures, and the reason prefix it lets through.
+NO_SKIP_ENV = "CHUNK_CONTRACT_NO_SKIP"
+PLATFORM_PREFIX = "platform:"
+
+
+def is_slow(relative: str, name: str) -> bool:
+    """Whether the test ``name`` of ``relative`` (a path under tests/, with /) is slow."""
+    folder = relative.split("/", 1)[0]
+    return folder in SLOW_FOLDERS or f"{relative}::{name.split('[', 1)[0]}" in SLOW_TESTS
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests of :data:`SLOW_FOLDERS` and :data:`SLOW_TESTS` as ``slow``."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        try:
+            relative = item.path.resolve().relative_to(here).as_posix()
+        except ValueError:
+            continue
+        if is_slow(relative, item.name):
+            item.add_marker(pytest.mark.slow)
+
+
+def skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
+    """The reason of a skipped report (``pytest.skip``, ``skipif``, ``importorskip``)."""
+    longrepr = report.longrepr
+    text = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return text.removeprefix("Skipped: ")
+
+
+def forbidden_skip(report: pytest.TestReport | pytest.CollectReport) -> str | None:
+    """Why this skip must fail the run under ``CHUNK_CONTRACT_NO_SKIP=1`` (None: allowed)."""
+    if os.environ.get(NO_SKIP_ENV) != "1" or not report.skipped or hasattr(report, "wasxfail"):
+        return None
+    reason = skip_reason(report)
+    if reason.startswith(PLATFORM_PREFIX):
+        return None
+    return (
+        f"skipped under {NO_SKIP_ENV}=1: {reason} (install what the test needs, or start the "
+        f"reason with {PLATFORM_PREFIX!r} if this platform cannot run it)"
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Turn a forbidden skip into a failure (see :func:`forbidden_skip`)."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    why = forbidden_skip(report)
+    if why is not None:
+        report.outcome = "failed"
+        report.longrepr = why
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
+    """The same for a whole module skipped at import (a module-level ``importorskip``)."""
+    outcome = yield
+    report: pytest.CollectReport = outcome.get_result()  # type: ignore[attr-defined]
+    why = forbidden_skip(report)
+    if why is not None:
+        report.outcome = "failed"
+        report.longrepr = why
