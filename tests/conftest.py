@@ -27,10 +27,37 @@ if str(_ROOT) not in sys.path:
 #: mutation, redis) or run whole campaigns, fuzzers, scaling probes and parallel runs.
 SLOW_FOLDERS = ("adapters", "fuzz", "mutation", "scale")
 
-#: Single slow tests elsewhere (``file::name``, any parametrization): each took more than
-#: about 10 s on 2 cores (``pytest --durations``), and the fast session keeps a cheaper
-#: test of the same behaviour.
-SLOW_TESTS: frozenset[str] = frozenset()
+#: Single slow tests elsewhere: ``file::name`` (every parametrization) or ``file::name[id]``.
+#: Each took 10 s or more in ``pytest --durations`` on 2 loaded cores, or shares a module
+#: fixture that does (the fixture runs in whichever test needs it first). The fast session
+#: keeps a cheaper test of the same behaviour: the other defective chunkers, twins, strategy
+#: checks and CLI runs.
+SLOW_TESTS: frozenset[str] = frozenset({
+    # every workbook twin run once (a module fixture: about 200 s loaded)
+    "sheets/test_sheets.py::test_over_claim_is_reported_as_seed_001_would_want",
+    "sheets/test_sheets.py::test_json_report_describes_the_workbook",
+    "sheets/test_workbook_strategies.py::test_shrinks_the_over_claim_trap_to_two_cells",
+    "sheets/test_workbook_strategies.py::"
+    "test_cases_split_blocks_into_row_groups_of_several_rows_near_the_cap",
+    "sheets/test_workbook_strategies.py::test_no_degenerate_configs_when_not_asked",
+    "sheets/test_workbook_strategies.py::"
+    "test_descriptions_are_json_and_build_into_the_workbook_they_describe",
+    # statistics over 1000 generated documents (a module fixture), and other large samples
+    "unit/test_strategies.py::test_any_documents_covers_feature",
+    "unit/test_strategies.py::test_mixture_is_mostly_nontrivial",
+    "unit/test_strategies.py::test_replacement_character_is_rare",
+    "unit/test_strategies.py::test_lone_surrogates_come_up_but_rarely",
+    "unit/test_strategies.py::test_surrogate_documents_are_found",
+    "unit/test_strategies.py::test_markdown_fence_variants",
+    "unit/test_strategies.py::test_markdown_heading_forms",
+    # long runs: a defect found late, memory growth to the cap, a hang, pytest under xdist
+    "defects/test_defects.py::test_run_finds[lines_from_find]",
+    "defects/test_defects.py::test_memory_growth_is_reported_as_memory",
+    "reference/test_twins.py::test_the_contract_catches_the_twin[recursive_backwards_step]",
+    "cli/test_cli.py::test_hang_is_reported_and_the_run_finishes",
+    "gate/test_pytest_plugin.py::test_xdist_workers_share_a_random_seed",
+    "gate/test_pytest_plugin.py::test_xdist_runs_each_target_once_with_the_serial_verdicts",
+})
 
 #: The variable that turns skips into failures, and the reason prefix it lets through.
 NO_SKIP_ENV = "CHUNK_CONTRACT_NO_SKIP"
@@ -40,7 +67,8 @@ PLATFORM_PREFIX = "platform:"
 def is_slow(relative: str, name: str) -> bool:
     """Whether the test ``name`` of ``relative`` (a path under tests/, with /) is slow."""
     folder = relative.split("/", 1)[0]
-    return folder in SLOW_FOLDERS or f"{relative}::{name.split('[', 1)[0]}" in SLOW_TESTS
+    ids = {f"{relative}::{name}", f"{relative}::{name.split('[', 1)[0]}"}
+    return folder in SLOW_FOLDERS or not ids.isdisjoint(SLOW_TESTS)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -70,3 +70,6 @@ def test_the_heavy_folders_are_slow_and_the_core_is_not() -> None:
     assert is_slow("scale/test_scaling.py", "test_y")
     assert not is_slow("unit/test_model.py", "test_z")
     assert not is_slow("cli/test_cli.py", "test_bad_target_is_a_usage_error[a]")
+    assert is_slow("unit/test_strategies.py", "test_any_documents_covers_feature[BOM at start]")
+    assert is_slow("defects/test_defects.py", "test_run_finds[lines_from_find]")
+    assert not is_slow("defects/test_defects.py", "test_run_finds[stale_cache]")
