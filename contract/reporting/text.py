@@ -3,7 +3,8 @@
 Colour (green PASSED, red violations, dim skipped rows) only on a terminal, never in a pipe or
 a CI log; ``NO_COLOR`` (any non-empty value) turns it off and ``FORCE_COLOR`` (non-empty, not
 ``0``) turns it on anywhere; when both are set, ``NO_COLOR`` wins (the reader's own opt-out).
-``quiet`` prints only what failed and the verdict line.
+``quiet`` prints only the title line (which target, which seed: several targets may run), what
+failed, and the verdict line; no row per invariant.
 """
 
 from __future__ import annotations
@@ -131,13 +132,14 @@ def _offending(chunks: list[dict[str, Any]] | None, indices: list[int]) -> list[
 
 
 def render(result: RunResult, *, quiet: bool = False, style: Style = PLAIN) -> str:
-    """The whole report for ``result``; ``quiet``: only the violations and the verdict line."""
-    out = [] if quiet else [_header(result), "", *_rows(result, style)]
+    """The whole report for ``result``; ``quiet``: the title, the violations and the verdict."""
+    header = _header(result)
+    out = [header.splitlines()[0]] if quiet else [header, "", *_rows(result, style)]
     for item in result.violated:
         heading = style(f"____ {item.id} · {result.target} ____", "red", "bold")
         out += ["", heading, render_violation(result, item)]
     out += ["", _verdict(result, style)]
-    return "\n".join(out[1:] if quiet else out)
+    return "\n".join(out)
 
 
 def _rows(result: RunResult, style: Style) -> list[str]:
@@ -156,8 +158,8 @@ def _rows(result: RunResult, style: Style) -> list[str]:
 def _header(result: RunResult) -> str:
     checked = sum(r.status != "skipped" for r in result.results)
     return (
-        f"chunk-contract (spec {SPEC_VERSION}) · {result.target} ({result.kind}) · "
-        f"seed {result.seed}\n"
+        f"chunk-contract · {result.target} ({result.kind}) · seed {result.seed} · "
+        f"spec {SPEC_VERSION}\n"
         f"{plural(result.examples, 'example')} · {plural(checked, 'invariant')} checked · "
         f"{result.elapsed:.1f} s"
     )

@@ -115,7 +115,8 @@ def test_the_plural_check_can_fail() -> None:
 
 
 def test_header_and_json_name_the_spec_version() -> None:
-    assert f"chunk-contract (spec {SPEC_VERSION})" in render(_result()).splitlines()[0]
+    title = render(_result()).splitlines()[0]
+    assert title == f"chunk-contract · plugins.py:split (text) · seed 7 · spec {SPEC_VERSION}"
     assert report_json(_result())["spec"] == SPEC_VERSION == "1.1"
 
 
@@ -123,10 +124,12 @@ def test_quiet_prints_only_what_failed_and_the_verdict() -> None:
     loud, quiet = render(_result(violated=True)), render(_result(violated=True), quiet=True)
     assert "  non_empty" in loud and "heading_boundary" in loud
     assert "non_empty" not in quiet and "heading_boundary" not in quiet
-    assert quiet.startswith("____ no_lost_text") and "seed 7" not in quiet.splitlines()[0]
+    title = "chunk-contract · plugins.py:split (text) · seed 7 · spec 1.1"
+    assert quiet.splitlines()[:3] == [title, "", "____ no_lost_text · plugins.py:split ____"]
+    assert "checked" not in quiet  # the second header line (counts) is left out too
     assert quiet.splitlines()[-1].startswith("FAILED: 1 of 2 invariants violated")
     assert render(_result(), quiet=True).splitlines() == [
-        "PASSED: no violation in 1 example (repeat with --seed 7)"
+        title, "", "PASSED: no violation in 1 example (repeat with --seed 7)"
     ]
 
 
