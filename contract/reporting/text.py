@@ -4,7 +4,8 @@ Colour (green PASSED, red violations, dim skipped rows) only on a terminal, neve
 a CI log; ``NO_COLOR`` (any non-empty value) turns it off and ``FORCE_COLOR`` (non-empty, not
 ``0``) turns it on anywhere; when both are set, ``NO_COLOR`` wins (the reader's own opt-out).
 ``quiet`` prints only the title line (which target, which seed: several targets may run), what
-failed, and the verdict line; no row per invariant.
+failed (the rows of the violated invariants, then each violation), and the verdict line: no row
+for a passed, skipped or deselected invariant.
 """
 
 from __future__ import annotations
@@ -134,7 +135,9 @@ def _offending(chunks: list[dict[str, Any]] | None, indices: list[int]) -> list[
 def render(result: RunResult, *, quiet: bool = False, style: Style = PLAIN) -> str:
     """The whole report for ``result``; ``quiet``: the title, the violations and the verdict."""
     header = _header(result)
-    out = [header.splitlines()[0]] if quiet else [header, "", *_rows(result, style)]
+    rows = _rows(result, style, only_violated=quiet)
+    out = [header.splitlines()[0] if quiet else header]
+    out += ["", *rows] if rows else []
     for item in result.violated:
         heading = style(f"____ {item.id} · {result.target} ____", "red", "bold")
         out += ["", heading, render_violation(result, item)]
@@ -142,11 +145,13 @@ def render(result: RunResult, *, quiet: bool = False, style: Style = PLAIN) -> s
     return "\n".join(out)
 
 
-def _rows(result: RunResult, style: Style) -> list[str]:
+def _rows(result: RunResult, style: Style, *, only_violated: bool = False) -> list[str]:
     """One row per invariant: its id and verdict (skipped rows dim, violated ones red)."""
     width = max(len(r.id) for r in result.results)
     rows = []
     for item in result.results:
+        if only_violated and item.status != "violated":
+            continue
         if item.status == "skipped":
             rows.append(style(f"  {item.id:<{width}}  skipped  {item.reason}".rstrip(), "dim"))
         else:

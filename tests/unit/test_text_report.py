@@ -125,7 +125,10 @@ def test_quiet_prints_only_what_failed_and_the_verdict() -> None:
     assert "  non_empty" in loud and "heading_boundary" in loud
     assert "non_empty" not in quiet and "heading_boundary" not in quiet
     title = "chunk-contract · plugins.py:split (text) · seed 7 · spec 1.1"
-    assert quiet.splitlines()[:3] == [title, "", "____ no_lost_text · plugins.py:split ____"]
+    row = "  no_lost_text      violated"
+    assert quiet.splitlines()[:5] == [
+        title, "", row, "", "____ no_lost_text · plugins.py:split ____"
+    ]
     assert "checked" not in quiet  # the second header line (counts) is left out too
     assert quiet.splitlines()[-1].startswith("FAILED: 1 of 2 invariants violated")
     assert render(_result(), quiet=True).splitlines() == [
