@@ -1,6 +1,12 @@
-"""Developer and user jobs: ``nox -s contract`` (the main job) and ``nox -s tests``."""
+"""Developer and user jobs: ``nox -s contract`` (the main job), ``nox -s tests`` (the fast
+suite), ``nox -s slow`` (the heavy tests, every extra installed) and ``nox -s package`` (build,
+install the wheel elsewhere, run it). CI (.ci/run) runs tests, slow and package."""
 
 from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
 
 import nox
 
@@ -20,11 +26,62 @@ REFERENCE_CHUNKERS = [
 ]
 
 
+#: Offline after the install: the adapters and their tokenizers must never download.
+OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+#: pytest's progress: one line per test file with its percentage, a summary of every skip and
+#: failure (-ra), and the slowest tests, so a test that grows slow is seen.
+PROGRESS = ["-ra", "--durations=15"]
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite (unit, defects, reference chunkers, CLI)."""
+    """The contributor's suite: every test but the slow ones (see tests/conftest.py)."""
     session.install("-e", ".[dev]")
-    session.run("pytest", "-q", *session.posargs)
+    session.run("pytest", "-m", "not slow", *PROGRESS, *session.posargs)
+
+
+@nox.session
+def slow(session: nox.Session) -> None:
+    """The slow tests with every extra they need: adapters (peers), fuzzing (fuzz, atheris),
+    mutation (mutmut), the Redis database, scaling probes, parallel and long runs."""
+    session.install("-e", ".[dev,fuzz,mutation,redis]", *PEERS)
+    session.env.update(OFFLINE)
+    session.run("pytest", "-m", "slow", *PROGRESS, *session.posargs)
+
+
+#: What ``nox -s package`` checks an installed wheel ships (package data included).
+SHIPPED = """
+from importlib import resources
+for package, name in [("contract", "py.typed"), ("reference_chunkers", "py.typed"),
+                      ("contract.mutation", "vendor/mutation-test-elements.js"),
+                      ("reference_chunkers", "fixed.py")]:
+    assert resources.files(package).joinpath(name).is_file(), (package, name)
+import contract
+assert "site-packages" in contract.__file__, contract.__file__
+print("shipped:", contract.__file__, contract.SPEC_VERSION)
+"""
+
+
+@nox.session
+def package(session: nox.Session) -> None:
+    """Build the sdist and the wheel (the wheel from the sdist), install the wheel into a fresh
+    virtual environment outside the checkout, and run the contract from there."""
+    session.install("build")
+    outside = Path(tempfile.mkdtemp(prefix="chunk-contract-package-"))
+    dist = outside / "dist"
+    session.run("python", "-m", "build", "--outdir", str(dist), ".")
+    wheel = next(dist.glob("chunk_contract-*.whl"))
+    venv = outside / "venv"
+    session.run("python", "-m", "venv", str(venv))
+    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
+    session.run(str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel),
+                external=True)
+    with session.chdir(outside):
+        session.run(str(bin_dir / "python"), "-c", SHIPPED, external=True)
+        session.run(str(bin_dir / "chunk-contract"), "list", external=True)
+        session.run(str(bin_dir / "chunk-contract"), "run", "reference_chunkers.fixed:split",
+                    "--max-examples", "30", "--seed", "1", "-q", external=True)
 
 
 @nox.session
@@ -123,8 +180,7 @@ def peers(session: nox.Session) -> None:
     adapter names and options through: ``nox -s peers -- semchunk --max-examples 50``.
     """
     session.install("-e", ".", *PEERS)
-    session.env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                        "HF_DATASETS_OFFLINE": "1"})
+    session.env.update(OFFLINE)
     session.run(
         "python", "-m", "contract.adapters.conformance", "--out", ".chunk-contract/conformance",
         "--doc", "docs/conformance.md", "--max-examples", "200", "--jobs", "1", "--strict",

@@ -17,6 +17,10 @@ from contract.model import Case, Chunk, Config, Violation
 from contract.plugins import Plugin, TargetError, load
 from contract.registry import invariant
 
+#: The version of the public interface (docs/spec.md) that this package implements; reports
+#: name it, so a reader knows which rules a verdict was reached under.
+SPEC_VERSION = "1.1"
+
 if TYPE_CHECKING:
     from contract.runner import RunResult, RunSettings, run
     from contract.verify import check
@@ -39,6 +43,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "SPEC_VERSION",
     "Case",
     "Chunk",
     "Config",

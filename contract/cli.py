@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from contract import errors, registry, reproducers
+from contract._platform import require_posix
 from contract.database import database_spec
 from contract.engine import reaper
 from contract.errors import UsageError
@@ -259,6 +260,7 @@ def _limits(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``chunk-contract`` console script."""
+    require_posix()  # one line and exit 2 where fork/resource are missing (Windows)
     try:
         args = build_parser().parse_args(argv)
         with reaper.handling_signals():
@@ -421,21 +423,23 @@ def cmd_list(args: argparse.Namespace) -> int:
         registered = entry_points()
         print(f"{'adapter':<28} {'library':<32} {'status':<24} target")
         for adapter in ADAPTERS:
-            version = adapter.version if adapter.installed else None
-            status = f"installed {version}" if version else "not installed"
+            found = adapter.version if adapter.installed else None
+            status = f"installed {found}" if found else "not installed"
             target = adapter.name if adapter.name in registered else adapter.target
             print(f"{adapter.name:<28} {adapter.distribution:<32} {status:<24} {target}")
         others = sorted(set(registered) - {a.name for a in ADAPTERS})
         for name in others:
-            print(
-                f"{name:<28} {'(third-party plugin)':<32} {'registered':<24} "
-                f"{registered[name].value}"
-            )
+            built_in = registered[name].value.startswith("contract.adapters.")
+            library = "(built-in, out of process)" if built_in else "(third-party plugin)"
+            print(f"{name:<28} {library:<32} {'registered':<24} {registered[name].value}")
         if not all(a.installed for a in ADAPTERS):
             print(f"\nInstall the missing libraries with: pip install '{EXTRA}'")
         return EXIT_PASSED
+    from contract import SPEC_VERSION
+
     rules = registry.registry()
     width = max(map(len, rules))
+    print(f"chunk-contract {version()} · spec {SPEC_VERSION} (docs/spec.md)")
     for rule_id, rule in rules.items():
         tags = "/".join(sorted(rule.kinds)) + (", opt-in" if rule.opt_in else "")
         print(f"{rule_id:<{width}}  [{tags}]  {rule.rule}")

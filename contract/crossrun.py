@@ -30,7 +30,7 @@ from typing import Any
 
 from contract import exactjson
 from contract.engine import reaper
-from contract.model import CHUNK_FIELDS, Config, chunks_from_records
+from contract.model import CHUNK_FIELDS, Config, chunks_from_records, plural
 
 #: Inputs re-chunked in the fresh interpreter.
 SAMPLES = 8
@@ -173,7 +173,7 @@ def first_difference(before: list[dict[str, Any]], after: list[dict[str, Any]]) 
     """Where two chunk lists differ (texts, offsets, lines, ids), or None."""
     a, b = chunks_from_records(before), chunks_from_records(after)
     if len(a) != len(b):
-        return f"{len(a)} chunks, then {len(b)}"
+        return f"{plural(len(a), 'chunk')}, then {len(b)}"
     for x, y in zip(a, b):
         for name, p, q in zip(CHUNK_FIELDS, x.comparable(), y.comparable()):
             if p != q:

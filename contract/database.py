@@ -41,13 +41,20 @@ MAX_SCANNED = 1000
 
 def known_failures(folder: Path | None, target: str, kind: str) -> list[tuple[Any, Config]]:
     """Saved (document, config) pairs that once broke an invariant of ``target``, newest first."""
+    return [(document, config) for document, config, _ in known_failure_files(folder, target, kind)]
+
+
+def known_failure_files(
+    folder: Path | None, target: str, kind: str
+) -> list[tuple[Any, Config, Path]]:
+    """Like :func:`known_failures`, with the reproducer file each pair was read from."""
     if folder is None or not folder.is_dir():
         return []
     try:
         files = sorted(folder.glob("*.json"), key=_mtime, reverse=True)[:MAX_SCANNED]
     except OSError:
         return []
-    found: list[tuple[Any, Config]] = []
+    found: list[tuple[Any, Config, Path]] = []
     seen: set[str] = set()
     bad = _BadEntries(str(folder))
     for path in files:
@@ -62,7 +69,7 @@ def known_failures(folder: Path | None, target: str, kind: str) -> list[tuple[An
         if key in seen:
             continue
         seen.add(key)
-        found.append((saved.document, saved.config))
+        found.append((saved.document, saved.config, path))
         if len(found) >= MAX_REPLAYED:
             break
     bad.warn()

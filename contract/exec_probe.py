@@ -28,7 +28,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -37,7 +36,7 @@ from hypothesis.errors import NoSuchExample
 
 from contract import strategies
 from contract.corpus import corpus_for
-from contract.engine.exec_child import ExecChild
+from contract.engine.outofprocess import OutOfProcessTransport
 from contract.execution import Session
 from contract.model import Config
 from contract.plugins import Plugin, TargetError
@@ -77,10 +76,6 @@ def case_strategy(*, max_length: int = 600) -> st.SearchStrategy[tuple[str, Conf
     return strategies.cases(max_length=max_length, documents=docs)
 
 
-def _not_in_this_process(*args: Any, **kwargs: Any) -> Any:
-    raise AssertionError("an out-of-process plugin is called through its ExecChild only")
-
-
 @contextmanager
 def exec_session(
     target: str, *, timeout: float = 5.0, memory_mb: int = 1024, cwd: str | None = None
@@ -90,15 +85,15 @@ def exec_session(
     ``target`` is ``exec:COMMAND ARGS...``; the child is started (and hand shakes) here, so a
     command that cannot start raises :class:`~contract.plugins.TargetError`.
     """
-    child = ExecChild(target, timeout=timeout, memory_mb=memory_mb, cwd=cwd)
+    transport = OutOfProcessTransport(target, timeout=timeout, memory_mb=memory_mb, cwd=cwd)
     try:
-        handshake = child.start()
-        plugin = Plugin(target, _not_in_this_process, handshake.declarations())
-        session = Session(plugin, timeout=timeout, memory_mb=memory_mb, selected=list(registry()))
-        session.worker = child  # type: ignore[assignment]
+        declared = transport.start()
+        plugin = Plugin(target, None, declared.declarations, spec=target)
+        session = Session(plugin, timeout=timeout, memory_mb=memory_mb, selected=list(registry()),
+                          transport=transport)
         yield session
     finally:
-        child.close()
+        transport.close()
 
 
 def _found(invariant: str, case: tuple[str, Config], message: str) -> Found:

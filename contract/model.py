@@ -618,3 +618,9 @@ def _plain_field(name: Any, value: Any) -> bool:
     if name == "section":
         return kind is list and all(type(part) is str for part in value)
     return name == "bare" and kind is bool
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``count`` with ``word`` in the right number: ``1 example``, ``2 examples``, ``0 cells``.
+
+    ``many`` is the plural when it is not ``word + "s"`` (``plural(n, "entry", "entries")``).
+    """
+    return f"{count} {word if count == 1 else (many or word + 's')}"

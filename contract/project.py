@@ -115,7 +115,7 @@ def run_command(args: argparse.Namespace) -> int:
     _report_paths(args)
     results = []
     for plugin, settings, reasons in jobs:
-        listeners: list[Any] = [TextReport()]
+        listeners: list[Any] = [TextReport(quiet=args.quiet)]
         if not args.quiet:
             listeners.append(ProgressPrinter())
         if args.json:

@@ -96,6 +96,9 @@ class Counterexample:
     #: The bug pattern behind it, when an experiment on the plugin confirms one
     #: (contract.diagnosis); None otherwise.
     diagnosis: Diagnosis | None = None
+    #: The saved failure (reproducer file or shared database) this input was replayed from at
+    #: the start of the run, when shrinking found nothing smaller; None for a new finding.
+    replayed_from: str | None = None
 
     @property
     def message(self) -> str:
@@ -233,8 +236,10 @@ def run(
         active = tuple(r.id for r in session.rules)
         emit(Started(plugin.target, plugin.kind, active, the_seed, config.max_examples))
         strategy = cases_for(plugin, config)
-        known = database.known_failures(config.database, plugin.target, plugin.kind)
+        saved_files = database.known_failure_files(config.database, plugin.target, plugin.kind)
         from_shared = shared.fetch(plugin.target, plugin.kind) if shared else []
+        origins = _origins(saved_files, from_shared, config.example_database)
+        known = [(document, cfg) for document, cfg, _ in saved_files]
         known += [(saved.document, saved.config) for saved in from_shared]
         if config.corpus:
             known += corpus_for(plugin.kind)
@@ -254,6 +259,7 @@ def run(
         if config.diagnose and not stop:
             _diagnose_all(session, findings)
     for found in findings.values():
+        found.replayed_from = origins.get(_key((found.document, found.config)))
         _save(plugin, config, the_seed, found, shared)
     if shared and not stop:
         shared.delete(_fixed_since(from_shared, explored, active))
@@ -290,6 +296,18 @@ def _measure(
     rerun = config.measure and not is_out_of_process(plugin.spec)  # a child is no interpreter
     if rerun and "deterministic" in active and "deterministic" not in explored.first:
         _fresh_interpreter(plugin, session, explored)
+
+
+def _origins(
+    files: Sequence[tuple[Any, Config, Any]],
+    shared: Sequence[reproducers.Reproducer],
+    spec: str | None,
+) -> dict[tuple[str, Config], str]:
+    """Each replayed saved failure's input -> where it was saved (file, or shared database)."""
+    label = f"the shared database {spec}"
+    origins = {_key((saved.document, saved.config)): label for saved in shared}
+    origins.update({_key((document, cfg)): str(path) for document, cfg, path in files})
+    return origins
 
 
 def _seed_for(plugin: Plugin, config: RunSettings) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contract.model import Case, Chunk
+from contract.model import Case, Chunk, plural
 from contract.placement import Accept, Lower, Placement, Span, after_previous, place_in_order
 
 
@@ -32,5 +32,4 @@ def spans_for(case: Case, chunks: Sequence[Chunk]) -> list[Span | None] | None:
     return placed.spans if placed.ok else None
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
+__all__ = ["plural"]  # re-exported for the invariants: one wording helper (contract.model)

@@ -11,6 +11,7 @@ from contract.model import (
     describe_chunk,
     escape,
     is_blank,
+    plural,
 )
 from contract.placement import first_gap, uncovered_offset
 from contract.registry import invariant
@@ -62,7 +63,8 @@ def _check_bytes(case: Case, chunk: Chunk) -> Iterator[Violation]:
             chunk, f"reports start_byte={sb} end_byte={eb}; both or neither are allowed"
         )
     elif not 0 <= sb <= eb <= size:
-        yield _violation(chunk, f"byte span [{sb}:{eb}) is not inside the document's {size} bytes")
+        inside = f"the document's {plural(size, 'byte')}"
+        yield _violation(chunk, f"byte span [{sb}:{eb}) is not inside {inside}")
     elif eb - sb != len(chunk.utf8) or not case.document.data.startswith(chunk.utf8, sb):
         held = _decode(case.document.data[sb:eb])
         if held is None:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from contract.model import Case, Chunk, Violation, describe_chunk
+from contract.model import Case, Chunk, Violation, describe_chunk, plural
 from contract.registry import invariant
 
 Box = tuple[int, int, int, int]  # min_row, min_col, max_row, max_col
@@ -133,7 +133,8 @@ def _over_claim(where: str, box: Box, bbox: Box | None) -> str:
     extra_rows = (box[2] - box[0]) - (bbox[2] - bbox[0])
     extra_cols = (box[3] - box[1]) - (bbox[3] - bbox[1])
     return (
-        f"{where} claims {extra_rows} empty rows and {extra_cols} empty columns; "
+        f"{where} claims {plural(extra_rows, 'empty row')} and "
+        f"{plural(extra_cols, 'empty column')}; "
         f"content bbox is {format_box(bbox)}"
     )
 
@@ -170,7 +171,7 @@ def cells_covered(case: Case) -> Iterator[Violation]:
                 "cells_covered",
                 ("" if case.chunks else "no chunk at all: ")
                 + f"{title}!{column_letters(col)}{row} = {cells[missed[0]]!r} lies in no chunk's "
-                f"range ({len(missed)} non-empty cell(s) uncited)",
+                f"range ({plural(len(missed), 'non-empty cell')} uncited)",
             )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from contract import SPEC_VERSION
 from contract.reproducers import truncate_chunks, write_atomic
 from contract.runner import Counterexample, Event, Finished, RunResult
 
@@ -31,6 +32,7 @@ def _counterexample(found: Counterexample | None) -> dict[str, Any] | None:
         "shrink_incomplete": found.shrink_incomplete,
         "reproducer": found.reproducer,
         "diagnosis": found.diagnosis.as_dict() if found.diagnosis else None,
+        "replayed_from": found.replayed_from,
     }
 
 
@@ -38,6 +40,7 @@ def report_json(result: RunResult) -> dict[str, Any]:
     """The report as a JSON-ready dict: every invariant exactly once."""
     return {
         "version": VERSION,
+        "spec": SPEC_VERSION,
         "target": result.target,
         "passed": result.passed,
         "kind": result.kind,

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from contract.model import plural
 from contract.reporting.text import render_violation, stop_notes
 from contract.runner import Event, Finished, InvariantResult, RunResult
 
@@ -45,7 +46,7 @@ def render_markdown(results: Iterable[RunResult]) -> str:
     failed = [r for r in results if not r.passed]
     if failed:
         count = sum(len(r.violated) for r in results)
-        head = f"## chunk-contract: ❌ {count} violation{'s' if count != 1 else ''}"
+        head = f"## chunk-contract: ❌ {plural(count, 'violation')}"
     else:
         head = "## chunk-contract: ✅ every applicable invariant holds"
     out = [head, ""]
@@ -63,7 +64,8 @@ def _target(result: RunResult) -> list[str]:
     out = [
         f"### `{result.target}`: {verdict}",
         "",
-        f"{result.kind} plugin · {result.examples} examples · {checked} invariants checked · "
+        f"{result.kind} plugin · {plural(result.examples, 'example')} · "
+        f"{plural(checked, 'invariant')} checked · "
         f"seed `{result.seed}`{profile} · {result.elapsed:.1f} s",
         "",
         *[f"> ⚠️ {note}\n" for note in stop_notes(result)],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from contract.model import plural
 from contract.runner import RunResult
 
 _CELL = {"passed": "passed", "violated": "VIOLATED", "skipped": "skipped"}
@@ -33,7 +34,7 @@ def render_matrix(results: list[RunResult]) -> str:
         "",
         f"FAILED: {', '.join(failed)}"
         if failed
-        else f"PASSED: {len(results)} chunker(s), every applicable invariant holds",
+        else f"PASSED: {plural(len(results), 'chunker')}, every applicable invariant holds",
     ]
     return "\n".join(lines)
 

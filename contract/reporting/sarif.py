@@ -3,9 +3,14 @@
 One ``run`` for the whole invocation (one tool, so GitHub never has to combine runs); its
 driver lists every invariant as a rule (id = invariant id, text = its rule). Each violated
 invariant of each target is one ``result``: level ``error``, message = what was observed vs
-what is allowed, the shrunk input and how to replay it; location = the source of the chunker
-(the plugin file of a ``file.py:attr`` target, else the file that defines the split function)
-when that file is inside the current folder, else the project's pyproject.toml, else none.
+what is allowed, the shrunk input and how to replay it.
+
+Every result has a location, as GitHub code scanning requires (its rules GH1015, GH1016, GH1017):
+a URI relative to ``%SRCROOT%`` (the checkout) with a region. It is the source of the chunker
+(the plugin file of a ``file.py:attr`` target, the file of an ``exec:`` command, else the file
+that defines the split function) when that file is inside the checkout; else the checkout's
+pyproject.toml (at its ``[tool.chunk-contract]`` table when it has one); else an artifact named
+after the target itself (``chunker.py``, ``pkg/module.py``), so that the alert still shows.
 ``partialFingerprints`` hash target + invariant, so an alert stays one alert while its
 counterexample changes from run to run. Passed and skipped invariants are not results.
 """
@@ -14,10 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import re
+import shlex
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from contract import SPEC_VERSION
 from contract.model import escape
 from contract.registry import Invariant, registry
 from contract.reproducers import write_atomic
@@ -26,7 +34,6 @@ from contract.runner import Event, Finished, InvariantResult, RunResult
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"
 TOOL = "chunk-contract"
-INFO_URI = "https://example.invalid/chunk-contract"
 #: Codepoints of the failing document quoted in a message.
 DOC_CHARS = 300
 
@@ -84,7 +91,8 @@ def sarif_log(
                     "driver": {
                         "name": TOOL,
                         "version": _tool_version(),
-                        "informationUri": INFO_URI,
+                        "fullName": f"chunk-contract (spec {SPEC_VERSION})",
+                        "properties": {"spec": SPEC_VERSION},
                         "rules": [_rule(rule) for rule in rules.values()],
                     }
                 },
@@ -116,7 +124,7 @@ def sarif_log(
 
 
 def _result(
-    result: RunResult, item: InvariantResult, rule_index: int, where: dict[str, Any] | None
+    result: RunResult, item: InvariantResult, rule_index: int, where: dict[str, Any]
 ) -> dict[str, Any]:
     found = item.counterexample
     assert found is not None
@@ -147,6 +155,7 @@ def _result(
         "kind": "fail",
         "message": {"text": text},
         "partialFingerprints": {"chunkContract/v1": fingerprint},
+        "locations": [where],
         "properties": {
             "target": result.target,
             "observed": found.messages,
@@ -159,29 +168,62 @@ def _result(
             "seed": result.seed,
         },
     }
-    if where is not None:
-        out["locations"] = [where]
     return out
 
 
-def _location(target: str, plugin: Any, base: Path) -> dict[str, Any] | None:
+def _location(target: str, plugin: Any, base: Path) -> dict[str, Any]:
+    """Where GitHub shows the alerts of ``target``: always a relative URI with a region."""
     path, line = _source(target, plugin)
-    if path is None:
-        candidate = base / "pyproject.toml"
-        path, line = (candidate, 1) if candidate.is_file() else (None, None)
-    if path is None:
-        return None
-    try:
-        uri = path.resolve().relative_to(base).as_posix()
-    except ValueError:
-        return None  # outside the checkout: GitHub could not show it
-    region = {"startLine": max(1, line or 1)}
+    uri = _inside(path, base) if path is not None else None
+    if uri is None:
+        uri, line = _project_file(base)
+    if uri is None:
+        uri, line = _artifact_name(target, path), 1
     return {
         "physicalLocation": {
             "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
-            "region": region,
+            "region": {"startLine": max(1, line or 1)},
         }
     }
+
+
+def _inside(path: Path, base: Path) -> str | None:
+    """``path`` as a URI relative to ``base``, or None when it lies outside."""
+    try:
+        return path.resolve().relative_to(base).as_posix()
+    except ValueError:
+        return None
+
+
+def _project_file(base: Path) -> tuple[str | None, int]:
+    """The checkout's pyproject.toml, at its ``[tool.chunk-contract]`` line when it has one."""
+    candidate = base / "pyproject.toml"
+    if not candidate.is_file():
+        return None, 1
+    lines = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
+    table = "[tool.chunk-contract"
+    found = (n for n, text in enumerate(lines, 1) if text.strip().startswith(table))
+    return "pyproject.toml", next(found, 1)
+
+
+def _artifact_name(target: str, path: Path | None) -> str:
+    """A relative artifact name for a chunker whose source is not in the checkout."""
+    where, sep, _ = target.rpartition(":")
+    if target.startswith("exec:"):
+        name = _exec_script_name(target[len("exec:"):])
+    elif target.startswith(("http://", "https://")):
+        name = target.partition("://")[2]
+    elif sep and where.endswith(".py"):
+        name = Path(where).name
+    elif sep and re.fullmatch(r"[\w.]+", where):
+        name = where.replace(".", "/") + ".py"
+    elif path is not None:
+        name = path.name
+    else:
+        name = target
+    safe = re.sub(r"[^A-Za-z0-9._/-]+", "_", name)
+    parts = [p for p in safe.split("/") if p not in ("", ".", "..")]
+    return "/".join(parts) or "chunker"
 
 
 def _source(target: str, plugin: Any) -> tuple[Path | None, int | None]:
@@ -199,7 +241,28 @@ def _source(target: str, plugin: Any) -> tuple[Path | None, int | None]:
     where, sep, _ = target.rpartition(":")
     if sep and where.endswith(".py") and Path(where).is_file():
         return Path(where), 1
+    if target.startswith("exec:"):
+        return _exec_file(target[len("exec:"):]), 1
     return None, None
+
+
+def _exec_script_name(command: str) -> str:
+    """The script's file name in an ``exec:`` command (``node ../x/chunk.js`` -> chunk.js)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    scripts = [Path(w).name for w in words[1:] if not w.startswith("-") and Path(w).suffix]
+    return next(iter(scripts), Path(words[0]).name if words else "chunker")
+
+
+def _exec_file(command: str) -> Path | None:
+    """The first word of an ``exec:`` command line that names an existing file (the script)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    return next((Path(w) for w in words if Path(w).is_file()), None)
 
 
 def write_sarif(path: str | Path, results: Iterable[RunResult], **options: Any) -> None:

@@ -1,12 +1,23 @@
-"""The human report: a verdict table, then each violation with its shrunk input and a replay."""
+"""The human report: a verdict table, then each violation with its shrunk input and a replay.
+
+Colour (green PASSED, red violations, dim skipped rows) only on a terminal, never in a pipe or
+a CI log; ``NO_COLOR`` (any non-empty value) turns it off and ``FORCE_COLOR`` (non-empty, not
+``0``) turns it on anywhere; when both are set, ``NO_COLOR`` wins (the reader's own opt-out).
+``quiet`` prints only the title line (which target, which seed: several targets may run), what
+failed (the rows of the violated invariants, then each violation), and the verdict line: no row
+for a passed, skipped or deselected invariant.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Mapping
 from typing import Any, TextIO
 
+from contract import SPEC_VERSION
 from contract.diagnosis import Diagnosis
-from contract.model import Config, escape
+from contract.model import Config, escape, plural
 from contract.registry import registry
 from contract.runner import (
     Event,
@@ -22,6 +33,38 @@ from contract.runner import (
 _MAX_MESSAGES = 5
 _MAX_CHUNKS = 4
 
+#: SGR codes of the few styles the report uses.
+_SGR = {"green": "32", "red": "31", "dim": "2", "bold": "1"}
+
+
+def colour_wanted(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
+    """Whether to colour output to ``stream``: a terminal, unless NO_COLOR/FORCE_COLOR/CI say."""
+    env = os.environ if env is None else env
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR", "") not in ("", "0"):
+        return True
+    if env.get("CI") or env.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty is not None and isatty())
+
+
+class Style:
+    """Paints text with ANSI colours when ``enabled``, and leaves it alone otherwise."""
+
+    def __init__(self, *, enabled: bool = False) -> None:
+        self.enabled = enabled
+
+    def __call__(self, text: str, *styles: str) -> str:
+        if not self.enabled or not styles:
+            return text
+        codes = ";".join(_SGR[name] for name in styles)
+        return f"\x1b[{codes}m{text}\x1b[0m"
+
+
+PLAIN = Style()
+
 
 #: Codepoints of a failing document shown in full; longer ones are cut in the middle (the
 #: reproducer file always holds the whole document).
@@ -36,9 +79,10 @@ def _doc_repr(document: Any) -> str:
 
 def _size(document: Any) -> str:
     if isinstance(document, str):
-        return f"{len(document)} codepoint" + ("" if len(document) == 1 else "s")
+        return plural(len(document), "codepoint")
     sheets = document.get("sheets", {}) if isinstance(document, dict) else {}
-    return f"{len(sheets)} sheet(s), {sum(len(c) for c in sheets.values())} cell(s)"
+    cells = sum(len(c) for c in sheets.values())
+    return f"{plural(len(sheets), 'sheet')}, {plural(cells, 'cell')}"
 
 
 def _config(config: Config) -> str:
@@ -54,7 +98,7 @@ def render_violation(result: RunResult, item: InvariantResult) -> str:
     lines += [f"    {m}" for m in _messages(found.messages)]
     lines += _offending(found.chunks, found.offending)
     lines += _diagnosis(found.diagnosis)
-    state = "shrunk" if found.shrunk else "not shrunk"
+    state = _state(found.shrunk, found.replayed_from)
     if found.shrink_incomplete:
         state += f"; {shrink_cut_note(result)}"
     lines += [
@@ -82,6 +126,13 @@ def _diagnosis(found: Diagnosis | None) -> list[str]:
             f"    usual fix: {found.fix}"]
 
 
+def _state(shrunk: bool, replayed_from: str | None) -> str:
+    """How the failing input was reached: replayed from a saved failure, shrunk, or not."""
+    if replayed_from:
+        return f"replayed from {replayed_from}"
+    return "shrunk" if shrunk else "not shrunk"
+
+
 def _messages(messages: list[str]) -> list[str]:
     shown = [line for m in messages[:_MAX_MESSAGES] for line in m.splitlines()]
     if len(messages) > _MAX_MESSAGES:
@@ -104,17 +155,32 @@ def _chunk_text(text: Any) -> str:
     return escape(text, SHOW_CHARS) if isinstance(text, str) else ascii(text)
 
 
-def render(result: RunResult) -> str:
-    """The whole report for ``result``."""
-    out = [_header(result), ""]
-    width = max(len(r.id) for r in result.results)
-    for item in result.results:
-        note = f"  {item.reason}" if item.status == "skipped" else ""
-        out.append(f"  {item.id:<{width}}  {item.status}{note}")
+def render(result: RunResult, *, quiet: bool = False, style: Style = PLAIN) -> str:
+    """The whole report for ``result``; ``quiet``: the title, the violations and the verdict."""
+    header = _header(result)
+    rows = _rows(result, style, only_violated=quiet)
+    out = [header.splitlines()[0] if quiet else header]
+    out += ["", *rows] if rows else []
     for item in result.violated:
-        out += ["", f"____ {item.id} · {result.target} ____", render_violation(result, item)]
-    out += ["", *_coverage(result), _summary(result)]
+        heading = style(f"____ {item.id} · {result.target} ____", "red", "bold")
+        out += ["", heading, render_violation(result, item)]
+    out += ["", *_coverage(result), _verdict(result, style)]
     return "\n".join(out)
+
+
+def _rows(result: RunResult, style: Style, *, only_violated: bool = False) -> list[str]:
+    """One row per invariant: its id and verdict (skipped rows dim, violated ones red)."""
+    width = max(len(r.id) for r in result.results)
+    rows = []
+    for item in result.results:
+        if only_violated and item.status != "violated":
+            continue
+        if item.status == "skipped":
+            rows.append(style(f"  {item.id:<{width}}  skipped  {item.reason}".rstrip(), "dim"))
+        else:
+            colour = "red" if item.status == "violated" else "green"
+            rows.append(f"  {item.id:<{width}}  {style(item.status, colour)}")
+    return rows
 
 
 def _coverage(result: RunResult) -> list[str]:
@@ -130,13 +196,22 @@ def _coverage(result: RunResult) -> list[str]:
 def _header(result: RunResult) -> str:
     checked = sum(r.status != "skipped" for r in result.results)
     return (
-        f"chunk-contract · {result.target} ({result.kind}) · seed {result.seed}\n"
-        f"{result.examples} examples · {checked} invariants checked · {result.elapsed:.1f} s"
+        f"chunk-contract · {result.target} ({result.kind}) · seed {result.seed} · "
+        f"spec {SPEC_VERSION}\n"
+        f"{plural(result.examples, 'example')} · {plural(checked, 'invariant')} checked · "
+        f"{result.elapsed:.1f} s"
     )
 
 
+def _verdict(result: RunResult, style: Style) -> str:
+    """The summary line, its PASSED / FAILED word coloured."""
+    line = _summary(result)
+    word, sep, rest = line.partition(":")
+    return style(word, "green" if result.passed else "red", "bold") + sep + rest
+
+
 def _summary(result: RunResult) -> str:
-    return _verdict(result) + "".join(f"\n{line}" for line in stop_notes(result))
+    return _summary_line(result) + "".join(f"\n{line}" for line in stop_notes(result))
 
 
 def stop_notes(result: RunResult) -> list[str]:
@@ -151,16 +226,17 @@ def stop_notes(result: RunResult) -> list[str]:
     return notes
 
 
-def _verdict(result: RunResult) -> str:
+def _summary_line(result: RunResult) -> str:
     if result.interrupted:
         return _interrupted(result)
     if result.passed:
         return (
-            f"PASSED: no violation in {result.examples} examples (repeat with --seed {result.seed})"
+            f"PASSED: no violation in {plural(result.examples, 'example')} "
+            f"(repeat with --seed {result.seed})"
         )
     ids = ", ".join(r.id for r in result.violated)
     checked = sum(r.status != "skipped" for r in result.results)
-    return f"FAILED: {len(result.violated)} of {checked} invariants violated ({ids})"
+    return f"FAILED: {len(result.violated)} of {plural(checked, 'invariant')} violated ({ids})"
 
 
 def _interrupted(result: RunResult) -> str:
@@ -169,19 +245,28 @@ def _interrupted(result: RunResult) -> str:
     so_far = f"violated so far: {found}" if found else "no violation found so far"
     return (
         f"INTERRUPTED ({result.interrupted_reason or 'stopped early'}) after "
-        f"{result.examples} examples: {so_far}; the run has not passed"
+        f"{plural(result.examples, 'example')}: {so_far}; the run has not passed"
     )
 
 
 class TextReport:
-    """Prints the report to ``stream`` when the run finishes."""
+    """Prints the report to ``stream`` when the run finishes.
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    ``colour``: None decides by the stream and the environment (:func:`colour_wanted`).
+    """
+
+    def __init__(
+        self, stream: TextIO | None = None, *, quiet: bool = False, colour: bool | None = None
+    ) -> None:
         self.stream = stream or sys.stdout
+        self.quiet = quiet
+        wanted = colour_wanted(self.stream) if colour is None else colour
+        self.style = Style(enabled=wanted)
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Finished):
-            print(render(event.result), file=self.stream, flush=True)
+            text = render(event.result, quiet=self.quiet, style=self.style)
+            print(text, file=self.stream, flush=True)
 
 
 class ProgressPrinter:
@@ -193,8 +278,9 @@ class ProgressPrinter:
     def __call__(self, event: Event) -> None:
         if isinstance(event, Started):
             self._say(
-                f"checking {event.target} ({event.kind}): {len(event.invariants)} "
-                f"invariants, {event.max_examples} examples, seed {event.seed}"
+                f"checking {event.target} ({event.kind}): "
+                f"{plural(len(event.invariants), 'invariant')}, "
+                f"{plural(event.max_examples, 'example')}, seed {event.seed}"
             )
         elif isinstance(event, Progress) and event.examples % max(1, event.max_examples // 4) == 0:
             found = f" · violated so far: {', '.join(event.violated)}" if event.violated else ""

@@ -38,6 +38,17 @@ def test_action_inputs_and_steps() -> None:
             assert "${{ inputs." not in step["run"]  # inputs reach scripts via env only
 
 
+def test_the_verdict_shows_after_a_failure_and_installs_come_from_the_checkout() -> None:
+    """The verdict step runs after any failure (``always()``); chunk-contract is installed from
+    the action's own checkout unless the ``chunk-contract`` input names a requirement."""
+    verdict = _step("Verdict")
+    assert "always()" in verdict.get("if", "")
+    install = _step("Install chunk-contract")
+    assert install["env"]["ACTION_PATH"] == "${{ github.action_path }}"
+    assert '"$ACTION_PATH"' in install["run"]
+    assert load("action.yml")["inputs"]["chunk-contract"]["default"] == ""
+
+
 def test_example_workflow_uses_the_action() -> None:
     workflow = load(".github/workflows/example.yml")
     assert workflow["permissions"]["security-events"] == "write"

@@ -60,7 +60,7 @@ def test_tight_range_rejects_extra_rows_and_a_shifted_corner() -> None:
     rejects(
         "tight_range",
         book({"S": {(3, 3): "x"}}, [_chunk("B2:C3")]),
-        "claims 1 empty rows and 1 empty columns; content bbox is C3:C3",
+        "claims 1 empty row and 1 empty column; content bbox is C3:C3",
     )
 
 
@@ -115,12 +115,12 @@ def test_cells_covered() -> None:
     rejects(
         "cells_covered",
         book(sheets, chunks[:2]),
-        "T!C7 = 't' lies in no chunk's range (1 non-empty cell(s) uncited)",
+        "T!C7 = 't' lies in no chunk's range (1 non-empty cell uncited)",
     )
     rejects(
         "cells_covered",
         book(sheets, [chunks[0], chunks[2]]),
-        "S!A3 = 'r3c1' lies in no chunk's range (4 non-empty cell(s) uncited)",
+        "S!A3 = 'r3c1' lies in no chunk's range (4 non-empty cells uncited)",
     )
 
 
@@ -149,7 +149,7 @@ def test_cells_covered_rejects_no_chunk_at_all_for_a_workbook_with_data() -> Non
     rejects(
         "cells_covered",
         book(sheets, []),
-        "no chunk at all: S!A1 = 'r1c1' lies in no chunk's range (8 non-empty cell(s) uncited)",
+        "no chunk at all: S!A1 = 'r1c1' lies in no chunk's range (8 non-empty cells uncited)",
     )
     rule = registry()["cells_covered"]
     assert rule.exercised_by([])  # an empty output is judged...
@@ -171,7 +171,7 @@ def test_cells_covered_chunks_that_report_no_range_are_not_checked() -> None:
     rejects(
         "cells_covered",
         book({"S": TABLE}, [_chunk(None), _chunk("A1:B2", index=1)]),
-        "S!A3 = 'r3c1' lies in no chunk's range (4 non-empty cell(s) uncited)",
+        "S!A3 = 'r3c1' lies in no chunk's range (4 non-empty cells uncited)",
     )
 
 

@@ -177,7 +177,7 @@ PROOF: dict[str, Row] = {
         lambda: book(
             {"S": {(1, 1): "x", (4, 2): "y"}}, [Chunk(index=0, text="x", sheet="S", range="A1")]
         ),
-        ("S!B4 = 'y' lies in no chunk's range (1 non-empty cell(s) uncited)",),
+        ("S!B4 = 'y' lies in no chunk's range (1 non-empty cell uncited)",),
     ),
 }
 

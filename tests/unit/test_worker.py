@@ -358,7 +358,9 @@ def test_child_ignores_sigint(make_worker: Any) -> None:
     assert worker.call(None).value == pid
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux only")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="platform: PR_SET_PDEATHSIG is Linux only"
+)
 def test_child_dies_with_its_parent(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
