@@ -427,3 +427,52 @@ def fence_lookalike(probe: Probe) -> str | None:
             return (f"line {doc.count(chr(10), 0, match.start()) + 1} ({match.group()!a}) is "
                     "not a fence, and without it the violation disappears")
     return None
+
+
+# ----------------------------------------------------------------------------- scaling
+
+
+def _family_of(document: object) -> str | None:
+    """The scaling family whose document at this size is ``document`` (None: no family)."""
+    from contract.scaling import FAMILIES
+
+    if not isinstance(document, str) or not document:
+        return None
+    return next((name for name, build in FAMILIES.items() if build(len(document)) == document),
+                None)
+
+
+@pattern(
+    "superlinear_growth",
+    invariants=("scales_linearly",),
+    cause="the chunker's time grows faster than its input on one document shape: work that "
+    "re-scans the text from the start (or re-slices the rest) for every chunk, line or block",
+    fix="carry positions forward instead of searching again: one pass, offsets kept as you cut "
+    "(no text.find from 0, no text[pos:] copies, no prefix recounting per chunk)",
+)
+def superlinear_growth(probe: Probe) -> str | None:
+    from contract import scaling
+
+    family, worker = _family_of(probe.document), getattr(probe.session, "worker", None)
+    if family is None or worker is None:
+        return None
+    limit = float(getattr(probe.session, "timeout", 2.0))
+    timing = scaling.measure(worker, family, timeout=limit)
+    if not timing.superlinear:
+        return None  # measured again, the growth did not come back
+    return f"{family}, measured again: {_growth(timing)}"
+
+
+def _growth(timing: object) -> str:
+    """How the time grew between the compared sizes, as an exponent of the size."""
+    import math
+
+    pair = getattr(timing, "compared", None)
+    sizes, seconds = getattr(timing, "sizes", ()), getattr(timing, "seconds", ())
+    if pair is None or pair[0] == pair[1] or not seconds[pair[0]]:
+        return "a size that a linear chunker finishes did not finish"
+    (a, b), (ta, tb) = (sizes[pair[0]], sizes[pair[1]]), (seconds[pair[0]], seconds[pair[1]])
+    exponent = math.log(tb / ta) / math.log(b / a) if ta and tb and tb > ta else 1.0
+    shape = "quadratically" if exponent >= 1.7 else "faster than linearly"
+    return (f"{a:,} -> {b:,} characters took {ta:.3f} -> {tb:.3f} s of CPU time: time grows "
+            f"{shape} (about n^{exponent:.1f})")

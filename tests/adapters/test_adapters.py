@@ -19,7 +19,7 @@ import pytest
 from contract import adapters
 from contract.adapters import ADAPTERS, BY_NAME, EXTRA, AdapterInfo
 from contract.cli import main
-from contract.plugins import load
+from contract.plugins import load, load_here
 
 SPEC_NAMES = (
     "langchain-recursive",
@@ -61,7 +61,7 @@ def _require(info: AdapterInfo) -> None:
 def _split(name: str, document: str, max_size: int, overlap: int = 0) -> list[dict[str, Any]]:
     info = BY_NAME[name]
     _require(info)
-    return list(load(info.target).split(document, max_size=max_size, overlap=overlap))
+    return list(load_here(info.target).split(document, max_size=max_size, overlap=overlap))
 
 
 def _strip_ids(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:

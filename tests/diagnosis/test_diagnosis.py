@@ -245,3 +245,34 @@ def test_diagnosis_can_be_switched_off() -> None:
                            diagnose=False)
     result = run(defects.defect_target("overlap_on_top"), settings)
     assert result.violated and result.violated[0].counterexample.diagnosis is None
+
+
+def test_a_document_of_no_scaling_family_gets_no_growth_diagnosis() -> None:
+    probe = _probe("scales_linearly", "not a family", Config(200, 20), None,
+                   lambda d, c: (set(), None))
+    assert diagnose(probe) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "family"), [("rescans_paragraphs", "paragraphs")])
+def test_superlinear_growth_is_measured_again_and_named(name: str, family: str) -> None:
+    from contract import scaling
+
+    target = f"{HERE.parent / 'scale' / 'scaling_chunkers.py'}:{name}"
+    document = scaling.FAMILIES[family](scaling.SIZES[0])
+    with Session(load(target), timeout=2.0, memory_mb=1024, selected=list(registry())) as s:
+        probe = Probe("scales_linearly", document, scaling.CONFIG, None, [], s, timeout=2.0)
+        found = diagnose(probe)
+    assert found is not None and found.pattern == "superlinear_growth", found
+    assert found.evidence.startswith(f"{family}, measured again")
+
+
+@pytest.mark.slow
+def test_a_linear_chunker_gets_no_growth_diagnosis() -> None:
+    from contract import scaling
+
+    document = scaling.FAMILIES["paragraphs"](scaling.SIZES[0])
+    target = str(HERE.parents[1] / "reference_chunkers" / "fixed.py") + ":split"
+    with Session(load(target), timeout=2.0, memory_mb=1024, selected=list(registry())) as s:
+        probe = Probe("scales_linearly", document, scaling.CONFIG, None, [], s, timeout=2.0)
+        assert diagnose(probe) is None
