@@ -14,6 +14,7 @@ import pytest
 from contract.adapters import conformance_js, langchainjs
 from contract.adapters.findings import FINDINGS
 from contract.engine.exec_child import ExecChild
+from contract.engine.messages import Raised, Split
 from contract.exec_probe import exec_session
 from contract.model import Config
 from contract.plugins import TargetError
@@ -93,9 +94,9 @@ def test_each_splitter_hand_shakes_and_chunks_plain_text_cleanly(
 @needs_js
 def test_the_librarys_refusal_is_a_config_error() -> None:
     with exec_session(langchainjs.Recursive.target, timeout=10) as session:
-        reply = session.worker.call(("split", "abc", 3, 3))
-    assert reply.ok and reply.value[0] == "raised" and reply.value[3] is True
-    assert "Cannot have chunkOverlap >= chunkSize" in reply.value[2]
+        reply = session.worker.call(Split("abc", 3, 3))
+    assert reply.ok and isinstance(reply.value, Raised) and reply.value.rejects
+    assert "Cannot have chunkOverlap >= chunkSize" in reply.value.message
 
 
 @needs_js
