@@ -88,6 +88,7 @@ def test_the_action_run_step_on_the_sample_project(sample: Path, tmp_path: Path)
         TARGET="",
         PROFILE="ci",
         SARIF="out.sarif",
+        HTML="report.html",
         ARGS="--max-examples 20",
     )
     script = _step("Run the contract")["run"]
@@ -106,6 +107,7 @@ def test_the_action_run_step_on_the_sample_project(sample: Path, tmp_path: Path)
     log = json.loads((sample / "out.sarif").read_text())
     assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["no_lost_text"]
     assert summary.read_text().startswith("## chunk-contract: ❌ 1 violation")
+    assert "✗ no_lost_text" in (sample / "report.html").read_text(encoding="utf-8")
 
     verdict = _step("Verdict")["run"]
     for code, expected in (("0", 0), ("1", 1), ("2", 2)):
