@@ -241,8 +241,15 @@ def _answer_case(plugin: Any, case: dict[str, Any]) -> Answer:
 
 
 def _serve(target: str) -> int:
-    """Reads the cases on stdin, writes one answer per case on stdout."""
+    """Reads the cases on stdin, writes one answer per case on stdout.
+
+    The plugin's own writes to fd 1 go to stderr (the answer has a private copy of stdout), and
+    the answer is written before the plugin's threads can keep the interpreter alive: the
+    caller exits with os._exit right after.
+    """
     _contain_self()
+    answer = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # what the plugin prints cannot corrupt the answer
     from contract.plugins import TargetError
     from contract.plugins import load_here as load  # this fresh interpreter calls the plugin
 
@@ -253,9 +260,25 @@ def _serve(target: str) -> int:
     _cap_memory_from_env()
     cases = exactjson.loads(sys.stdin.buffer.read())
     out = [_answer_case(plugin, case) for case in cases]
-    sys.stdout.write(exactjson.dumps(out))
+    answer.write(exactjson.dumps(out))
+    answer.flush()
     return 0
 
 
+def _main(target: str) -> None:
+    """Serve, then leave at once: a non-daemon thread the plugin started must not hold the
+    interpreter (and the caller's deadline) after the answer is written."""
+    code = 1
+    try:
+        code = _serve(target)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()  # the caller quotes the end of stderr
+    finally:
+        sys.stderr.flush()
+        os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(_serve(sys.argv[1]))
+    _main(sys.argv[1])

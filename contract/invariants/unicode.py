@@ -90,7 +90,7 @@ def _suspects(case: Case, chunk: Chunk, span: Span | None) -> Iterator[Violation
 def _held(doc: str, chunk: Chunk, span: Span | None, k: int, char: str) -> bool:
     """Whether the document holds ``char`` where the chunk has it (or anywhere, if unplaced)."""
     if span is not None:
-        return span[0] + k < len(doc) and doc[span[0] + k] == char
+        return 0 <= span[0] + k < len(doc) and doc[span[0] + k] == char
     return chunk.text in doc or char in doc
 
 

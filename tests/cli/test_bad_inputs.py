@@ -189,7 +189,9 @@ def test_bad_report_paths_are_refused_before_the_run(
         assert path.lstat().st_mode == before  # never replaced by a regular file
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into a read-only folder")
+@pytest.mark.skipif(
+    os.geteuid() == 0, reason="platform: running as root, which may write into a read-only folder"
+)
 def test_read_only_report_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "ro"
     folder.mkdir(mode=0o500)

@@ -31,7 +31,7 @@ def cli(*args: str, env: dict[str, str] | None = None, reproducers_dir: Path) ->
     Without the seed corpus: a one-example run must meet a rare bug only through the database.
     """
     done = subprocess.run(
-        [sys.executable, "-m", "contract.cli", "run", TARGET, "-q", "--no-corpus",
+        [sys.executable, "-m", "contract.cli", "run", TARGET, "-q", "--no-corpus", "--no-schedule",
          "--skip", "scales_linearly", "--reproducers", str(reproducers_dir), *args],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
@@ -100,7 +100,7 @@ def test_cli_reports_a_bad_database_as_a_usage_error(tmp_path: Path) -> None:
 def _settings(folder: Path, **changes: object) -> RunSettings:
     values: dict[str, object] = dict(
         max_examples=1, seed=1, reproducers=None, skip=("scales_linearly",),
-        example_database=str(folder), corpus=False,  # the rare bugs come from the database only
+        example_database=str(folder), corpus=False, schedule=False,  # rare bugs: database only
     )
     values.update(changes)
     return RunSettings(**values)  # type: ignore[arg-type]

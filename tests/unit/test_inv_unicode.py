@@ -185,3 +185,12 @@ def test_grapheme_integrity_bare_chunks_take_a_whole_placement() -> None:
 
 def test_grapheme_integrity_leaves_unplaceable_bare_chunks_alone() -> None:
     assert violations("grapheme_integrity", case("ab", bare("zz"), promises=GRAPHEME)) == []
+
+
+def test_a_negative_offset_is_judged_not_a_crash() -> None:
+    """A chunk placed before the document's start (start=-5) is a violation, never an
+    IndexError in the host (found by tests/hostile)."""
+    from contract.invariants.unicode import _held
+    from contract.model import Chunk
+
+    assert not _held("ab", Chunk(0, "\ufffd", start=-5, end=-4), (-5, -4), 0, "\ufffd")
