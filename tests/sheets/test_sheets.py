@@ -55,7 +55,8 @@ class Timed:
     """A run's result, its wall time, and when each invariant was first seen violated."""
 
     def __init__(
-        self, target: str, run_seed: int, reproducers: Path | None, timeout: float = 2.0
+        self, target: str, run_seed: int, reproducers: Path | None, timeout: float = 2.0,
+        shrink_seconds: float = 10.0,
     ) -> None:
         self.caught: dict[str, float] = {}
         started = time.monotonic()
@@ -66,7 +67,8 @@ class Timed:
                     self.caught.setdefault(rule, time.monotonic() - started)
 
         settings = RunSettings(
-            max_examples=200, seed=run_seed, reproducers=reproducers, timeout=timeout
+            max_examples=200, seed=run_seed, reproducers=reproducers, timeout=timeout,
+            shrink_seconds=shrink_seconds,
         )
         self.result: RunResult = runner.run(target, settings, on_event=listen)
         self.elapsed = time.monotonic() - started
@@ -79,8 +81,10 @@ class Timed:
 def twin_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Timed]:
     """Each twin run once (seed 1), shared by the tests below."""
     folder = tmp_path_factory.mktemp("twins")
+    # The shrink gets time enough to finish on a busy machine too: its size must not depend
+    # on the load (the shrink's own limits end it, not the clock).
     return {
-        name: Timed(f"{TWINS}:{name}", 1, folder / name)
+        name: Timed(f"{TWINS}:{name}", 1, folder / name, shrink_seconds=300.0)
         for name in ("OverClaim", "GapSplitter", "OverlapSplitter")
     }
 
