@@ -4,17 +4,13 @@ the runner: a Session whose worker is an ExecChild, fed by the project's own str
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from hypothesis import HealthCheck, given, settings
 
 from contract import strategies
-from contract.engine.outofprocess import OutOfProcessTransport
+from contract.exec_probe import exec_session
 from contract.execution import Session
 from contract.model import Config
-from contract.plugins import Plugin
-from contract.registry import registry
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -22,21 +18,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def valid_unicode(document: str) -> str:
     """The document without lone surrogates: what goes out of process is valid Unicode (§8)."""
     return _SURROGATE.sub("", document)
-
-
-@contextmanager
-def exec_session(target: str, *, timeout: float = 5.0, memory_mb: int = 1024) -> Iterator[Session]:
-    """A Session checking every applicable invariant, its calls going to ``target``'s child
-    (the transport ``chunk-contract run`` uses for an ``exec:`` target)."""
-    transport = OutOfProcessTransport(target, timeout=timeout, memory_mb=memory_mb)
-    try:
-        declared = transport.start()
-        plugin = Plugin(target, None, declared.declarations, spec=target)
-        session = Session(plugin, timeout=timeout, memory_mb=memory_mb, selected=list(registry()),
-                          transport=transport)
-        yield session
-    finally:
-        transport.close()
 
 
 def violations(session: Session, *, examples: int, seed: int = 0, max_length: int = 600,
