@@ -79,8 +79,29 @@ class Timed:
 
 @pytest.fixture(scope="module")
 def twin_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Timed]:
-    """Each twin run once (seed 1), shared by the tests below."""
+    """Each twin run once (seed 1), shared by the tests below.
+
+    Without Hypothesis's local constants: it mixes literals from every module loaded so far
+    into generation, so the same seed shrank to another workbook in the full suite than alone.
+    """
+    from hypothesis.internal.conjecture import providers
+
     folder = tmp_path_factory.mktemp("twins")
+    saved = providers._get_local_constants
+    empty = providers.Constants()
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    providers._get_local_constants = lambda: empty
+    if cache is not None:
+        cache.clear()
+    try:
+        return _twin_runs(folder)
+    finally:
+        providers._get_local_constants = saved
+        if cache is not None:
+            cache.clear()
+
+
+def _twin_runs(folder: Path) -> dict[str, Timed]:
     # The shrink gets time enough to finish on a busy machine too: its size must not depend
     # on the load (the shrink's own limits end it, not the clock).
     return {
