@@ -1,0 +1,186 @@
+"""Progress on long work: one redrawn bar on a terminal, plain lines in a log.
+
+``run``, ``matrix``, ``mutate``, ``fuzz`` and ``campaign`` share this display::
+
+    with ProgressBar(label="checking split", total=400, unit="example") as bar:
+        for _ in work:
+            bar.update(advance=1, phase="exploring", violations=found)
+
+On a terminal (stderr is a TTY, ``TERM`` is not ``dumb`` and ``CI`` is unset) the line is
+redrawn in place at most ten times a second: the bar, done/total, the phase, the violations so
+far and the time left. Anywhere else (a CI log, a pipe) a plain line is printed at each tenth of
+the total, at each change of phase, and at least every ``every`` seconds, so a log shows that work
+goes on without drowning in it. ``quiet=True`` shows nothing. The display never raises: progress
+must not be the reason a run fails, so a closed stream silences it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import TextIO
+
+from contract.model import plural
+
+#: The shortest interval between two redraws on a terminal, in seconds.
+REDRAW = 0.1
+#: The longest silence in a log, in seconds.
+EVERY = 15.0
+
+
+def interactive(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
+    """Whether ``stream`` is a terminal that a bar can be redrawn on."""
+    env = os.environ if env is None else env
+    if env.get("CI") or env.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):  # a closed or detached stream
+        return False
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``3 min 05 s``, ``1 h 02 min``."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, secs = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+class ProgressBar:
+    """A progress display for one piece of long work (see the module docstring).
+
+    ``total`` may be None (unknown: no bar, no estimate). ``budget_s`` is a time budget: the time
+    left is then the budget's remainder; otherwise it is estimated from the rate so far.
+    """
+
+    def __init__(
+        self,
+        *,
+        label: str,
+        total: int | None = None,
+        unit: str = "example",
+        stream: TextIO | None = None,
+        budget_s: float | None = None,
+        quiet: bool = False,
+        tty: bool | None = None,
+        every: float = EVERY,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.label, self.total, self.unit = label, total, unit
+        self.stream = stream or sys.stderr
+        self.budget_s, self.quiet, self.every, self.clock = budget_s, quiet, every, clock
+        self.tty = interactive(self.stream) if tty is None else tty
+        self.done, self.phase, self.violations = 0, "", 0
+        self.started = self.last_shown = clock()
+        self._tenth = 0
+        self._drawn = False
+
+    def update(
+        self,
+        done: int | None = None,
+        *,
+        advance: int = 0,
+        phase: str | None = None,
+        violations: int | None = None,
+    ) -> None:
+        """Record progress (``done`` absolute or ``advance`` relative) and show it if due."""
+        self.done = (self.done if done is None else done) + advance
+        new_phase = phase is not None and phase != self.phase
+        self.phase = self.phase if phase is None else phase
+        self.violations = self.violations if violations is None else violations
+        if self._due(new_phase):
+            self._show()
+
+    def close(self, summary: str | None = None) -> None:
+        """End the display: clear the bar, and print ``summary`` if given."""
+        if self.quiet:
+            return
+        if self.tty and self._drawn:
+            self._write("\r\x1b[2K")
+        if summary:
+            self._write(f"{self.label}: {summary}\n")
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def line(self) -> str:
+        """The progress as one line of text, without the bar."""
+        parts = [self.label + ":", self._count()]
+        if self.phase:
+            parts.append(f"· {self.phase}")
+        if self.violations:
+            parts.append(f"· {plural(self.violations, 'violation')}")
+        left = self.time_left()
+        if left is not None:
+            parts.append(f"· {duration(left)} left")
+        return " ".join(parts)
+
+    def time_left(self) -> float | None:
+        """Seconds left: the budget's remainder, or an estimate from the rate so far."""
+        elapsed = self.clock() - self.started
+        if self.budget_s is not None:
+            return max(0.0, self.budget_s - elapsed)
+        if not self.total or self.done <= 0 or elapsed <= 0:
+            return None
+        return elapsed * (self.total - self.done) / self.done
+
+    def _count(self) -> str:
+        count = self.done if self.total is None else self.total
+        noun = self.unit if count == 1 else self.unit + "s"
+        if self.total is None:
+            return f"{self.done:,} {noun}"
+        return f"{self.done:,}/{self.total:,} {noun}"
+
+    def _due(self, new_phase: bool) -> bool:
+        if self.quiet:
+            return False
+        now = self.clock()
+        if self.tty:
+            return new_phase or now - self.last_shown >= REDRAW
+        tenth = 10 * self.done // self.total if self.total else 0
+        due = new_phase or tenth > self._tenth or now - self.last_shown >= self.every
+        self._tenth = max(self._tenth, tenth)
+        return due
+
+    def _show(self) -> None:
+        self.last_shown = self.clock()
+        if not self.tty:
+            self._write(self.line() + "\n")
+            return
+        width = shutil.get_terminal_size((80, 24)).columns - 1
+        self._write("\r\x1b[2K" + self._bar(width)[:width])
+        self._drawn = True
+
+    def _bar(self, width: int) -> str:
+        text = self.line()
+        if not self.total:
+            return text
+        cells = 20
+        filled = min(cells, cells * self.done // self.total)
+        bar = "[" + "#" * filled + "-" * (cells - filled) + "] "
+        label, _, rest = text.partition(": ")
+        return f"{label}: {bar}{rest}" if len(text) + len(bar) <= width else text
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: stop showing progress
+            self.quiet = True
