@@ -95,7 +95,8 @@ _TARGET_HELP = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``chunk-contract`` parser: one subcommand each for run, check, replay, matrix, list."""
+    """The ``chunk-contract`` parser: one subcommand each for run, check, replay, matrix, list
+    (fuzz, mutate and campaign are listed here and parsed by their packages, see DELEGATED)."""
     parser = _Parser(prog="chunk-contract", description="Check a chunker against the contract.")
     parser.add_argument(
         "--version", action="version", version=f"chunk-contract {version()}",
@@ -115,7 +116,35 @@ def build_parser() -> argparse.ArgumentParser:
     _matrix_parser(sub.add_parser("matrix", help="run several targets and print one table"))
     listing = sub.add_parser("list", help="list the invariants (and adapters)")
     listing.add_argument("--adapters", action="store_true", help="list the registered plugins")
+    for name, (_, summary) in DELEGATED.items():
+        _delegated_parser(sub.add_parser(name, help=summary, add_help=False), name)
     return parser
+
+
+#: Subcommands parsed by their own packages: name -> (module with ``main(argv, *, prog)``, help).
+DELEGATED = {
+    "fuzz": ("contract.integrations.fuzzing.cli",
+             "fuzz a chunker for a time budget (libFuzzer for Python, blind for exec: targets)"),
+    "mutate": ("contract.mutation.running",
+               "mutation-test a chunker with the contract as its test suite (mutmut)"),
+    "campaign": ("contract.campaign_driver",
+                 "a long HypoFuzz campaign on a chunker, shared through --database"),
+}
+
+
+def _delegated_parser(parser: argparse.ArgumentParser, name: str) -> None:
+    """A placeholder for the top-level help: ``main`` hands these commands to their package."""
+    parser.add_argument("arguments", nargs=argparse.REMAINDER,
+                        help=f"the options of {name} (see chunk-contract {name} --help)")
+
+
+def _delegate(name: str, argv: Sequence[str]) -> int:
+    """Run subcommand ``name`` with its own package's parser and main."""
+    import importlib
+
+    module = importlib.import_module(DELEGATED[name][0])
+    code: int = module.main(list(argv), prog=f"chunk-contract {name}")
+    return code
 
 
 def _run_parser(run: argparse.ArgumentParser) -> None:
@@ -261,7 +290,10 @@ def _limits(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``chunk-contract`` console script."""
     require_posix()  # one line and exit 2 where fork/resource are missing (Windows)
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv and argv[0] in DELEGATED:
+            return _delegate(argv[0], argv[1:])
         args = build_parser().parse_args(argv)
         with reaper.handling_signals():
             return _HANDLERS[args.command](args)

@@ -4,15 +4,20 @@ heading paths (promises heading_boundary, newline_invariance).
 OSS-Fuzz / ClusterFuzzLite layout (``TestOneInput`` and ``main``). Run it directly with libFuzzer
 flags, or, with progress, a summary and reproducers, through the generic driver::
 
-    python fuzz/harness.py reference_chunkers/markdown.py:split --seconds 60
+    chunk-contract fuzz reference_chunkers/markdown.py:split --seconds 60
 
 A ``crash-*``, ``timeout-*`` or ``oom-*`` artifact becomes a reproducer for
-``chunk-contract replay`` with ``python fuzz/harness.py TARGET --convert ARTIFACT``.
+``chunk-contract replay`` with ``chunk-contract fuzz TARGET --convert ARTIFACT``.
 """
 
-import harness
+import sys
+from pathlib import Path
 
-TestOneInput, main = harness.entry_points("reference_chunkers.markdown:split")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # a checkout, not installed
+
+from contract.integrations.fuzzing.libfuzzer import entry_points
+
+TestOneInput, main = entry_points("reference_chunkers.markdown:split")
 
 if __name__ == "__main__":
     main()

@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from contract import errors
 from contract.mutation import reports, results, triage
 from contract.mutation.config import (
     BASELINE,
@@ -51,6 +52,7 @@ from contract.mutation.config import (
     Budget,
     MutmutSettings,
 )
+from contract.reporting.progress import ProgressBar
 
 #: The package a third-party chunker file is copied into (so its name cannot clash).
 PACKAGE = "chunker_under_test"
@@ -58,8 +60,13 @@ PACKAGE = "chunker_under_test"
 _FINGERPRINT = "mutants/.chunk-contract-fingerprint"
 
 
-class UsageError(Exception):
+class UsageError(errors.UsageError):
     """A usage error: exit status 2, with a one-line message."""
+
+
+#: The extra that brings mutmut, named by the error when it is missing.
+MUTMUT_MISSING = ("mutmut is not installed (pip install 'chunk-contract[mutation]', "
+                  "or run nox -s mutation)")
 
 
 @dataclass(frozen=True)
@@ -80,22 +87,30 @@ class Target:
         return f"{self.module}:{self.attr}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+def main(argv: Sequence[str] | None = None, *, prog: str = "python -m contract.mutation") -> int:
+    """Parse ``argv`` and run; a usage error (or a bad triage file) is one line and exit 2."""
     try:
-        return _main(args)
-    except UsageError as exc:
-        print(f"chunk-contract mutation: {exc}", file=sys.stderr)
-        return 2
-    except triage.TriageError as exc:
-        print(f"chunk-contract mutation: {exc}", file=sys.stderr)
+        return _main(_parser(prog).parse_args(argv))
+    except (errors.UsageError, triage.TriageError) as exc:
+        print(f"{prog}: error: {_first(exc)}", file=sys.stderr)
         return 2
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m contract.mutation",
+def _first(exc: Exception) -> str:
+    """A usage error's message on one line (mutmut's own output is printed above it)."""
+    return errors.one_line(str(exc).split("\n", 1)[0])
+
+
+class _Parser(argparse.ArgumentParser):
+    """Errors as UsageErrors (one line, exit 2), not argparse's usage text."""
+
+    def error(self, message: str) -> Any:
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def _parser(prog: str = "python -m contract.mutation") -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=prog,
         description="Mutation-test a chunker with the contract as its test suite.")
     parser.add_argument("targets", nargs="*", metavar="TARGET",
                         help="file.py:attr or module:attr of one chunker file "
@@ -147,6 +162,7 @@ def _main(args: argparse.Namespace) -> int:
 def _reference(args: argparse.Namespace, budget: Budget) -> int:
     root = Path.cwd()
     settings = _project_settings(root)
+    _require_mutmut(args)
     if budget != DEFAULT_BUDGET:  # the kill tests read it (contract.mutation.config.budget)
         os.environ[EXAMPLES_ENV] = str(budget.max_examples)
     started = time.monotonic()
@@ -229,6 +245,7 @@ def _third_party(args: argparse.Namespace, budget: Budget) -> int:
     if len(files) > 1:
         raise UsageError("all targets of one run must be in the same file "
                          f"(got {', '.join(sorted(map(str, files)))})")
+    _require_mutmut(args)
     target = targets[0]
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{target.display}")
     work = WORK_DIR / slug
@@ -374,57 +391,85 @@ def _kill_module(targets: list[Target], expected: dict[str, list[str]], budget: 
 # ----------------------------------------------------------------------------- mutmut
 
 
+def _require_mutmut(args: argparse.Namespace) -> None:
+    """A UsageError naming the extra when mutmut is needed (not --report-only) and missing."""
+    if not args.report_only and _mutmut() is None:
+        raise UsageError(MUTMUT_MISSING)
+
+
+def _mutmut() -> str | None:
+    """The mutmut executable next to this interpreter or on PATH, or None."""
+    return shutil.which("mutmut", path=os.pathsep.join([str(Path(sys.executable).parent),
+                                                         os.environ.get("PATH", "")]))
+
+
 def _run_mutmut(project: Path, max_children: int) -> None:
     """``mutmut run`` in ``project``; its spinner is condensed to a line every few seconds."""
-    exe = shutil.which("mutmut", path=os.pathsep.join([str(Path(sys.executable).parent),
-                                                         os.environ.get("PATH", "")]))
+    exe = _mutmut()
     if exe is None:
-        raise UsageError("mutmut is not installed (pip install 'chunk-contract[mutation]', "
-                         "or run nox -s mutation)")
+        raise UsageError(MUTMUT_MISSING)
     kills = project / "mutants" / KILLS_DIR
     kills.mkdir(parents=True, exist_ok=True)
     command = [exe, "run", "--max-children", str(max_children)]
     print(f"mutation: {' '.join(command)} (in {project})", flush=True)
-    started = time.monotonic()
     with subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT) as process:
         assert process.stdout is not None
-        code = _relay(process.stdout, started)
+        bar = MutantBar(label="mutation testing", unit="mutant")
+        with bar:
+            _relay(process.stdout, bar)
         process.wait()
     if process.returncode != 0:
-        tail = "\n".join(code[-40:])
-        raise UsageError(f"mutmut failed (exit {process.returncode}); its last lines:\n{tail}")
+        raise UsageError(f"mutmut failed (exit {process.returncode}); its output is above")
 
 
-def _relay(stream: Any, started: float, every: float = 15.0) -> list[str]:
-    """Print mutmut's output: whole lines at once, its in-place status line now and then."""
+#: mutmut's status line: ``<spinner> done/total  🎉 killed ... ⏰ timeouts ... 🙁 survived``
+#: (a timeout kills the mutant, as in mutmut's own score).
+_STATUS = re.compile(r"^\S (\d+)/(\d+)\s.*?\U0001f389 (\d+).*?\u23f0 (\d+).*?\U0001f641 (\d+)")
+#: mutmut's other in-place lines (phases before the mutants run).
+_PHASE = re.compile(r"^\S ((?:Running|Generating|Listing|Filtering)[^.]*)")
+
+
+class MutantBar(ProgressBar):
+    """The progress display of a mutation run: mutants done/total, killed and survived so far."""
+
+    killed = 0
+    survived = 0
+
+    def line(self) -> str:
+        """The common line, with the kills and survivors (which change no phase: no extra
+        line in a log for each mutant)."""
+        return f"{super().line()} · {self.killed} killed, {self.survived} survived"
+
+
+def _relay(stream: Any, bar: MutantBar) -> list[str]:
+    """Print mutmut's output lines; its in-place status line drives ``bar`` (mutants done of
+    total, killed and survived so far). Returns the lines printed."""
     lines: list[str] = []
     pending = b""
-    last = 0.0
-    status = ""
-    read = stream.read1
-    while True:
-        data = read(4096)
-        if not data:
-            break
+    while data := stream.read1(4096):
         pending += data
         *parts, pending = re.split(rb"[\r\n]", pending)
         for raw in parts:
             text = raw.decode("utf-8", "replace").strip()
-            if not text:
-                continue
-            if re.match(r"^\S \d+/\d+ ", text) or re.match(r"^\S (Running|Generating|Listing)",
-                                                          text):
-                status = text
-                continue
-            lines.append(text)
-            print(f"  {text}", flush=True)
-        if status and time.monotonic() - last >= every:
-            print(f"  [{time.monotonic() - started:5.0f} s] {status[2:]}", flush=True)
-            last = time.monotonic()
-    if status:
-        print(f"  [{time.monotonic() - started:5.0f} s] {status[2:]}", flush=True)
+            if text and not status_line(text, bar):
+                lines.append(text)
+                print(f"  {text}", flush=True)
     return lines
+
+
+def status_line(text: str, bar: MutantBar) -> bool:
+    """Whether ``text`` is one of mutmut's status lines; if so, show it on ``bar``."""
+    if found := _STATUS.match(text):
+        done, total, killed, timeouts, survived = map(int, found.groups())
+        bar.total = total or None
+        bar.killed, bar.survived = killed + timeouts, survived
+        bar.update(done, phase="testing mutants")
+        return True
+    if found := _PHASE.match(text):
+        bar.update(phase=found.group(1).strip().lower())
+        return True
+    return bool(re.match(r"^\S \d+/\d+ ", text))
 
 
 def _explain(project: Path, report: reports.Report, limit: int, report_only: bool) -> bool:

@@ -1,0 +1,1 @@
+"""Integrations with other tools: fuzzers (atheris, libFuzzer), mutation testers, adapters."""
