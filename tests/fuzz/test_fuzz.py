@@ -1,4 +1,5 @@
-"""The fuzzing harness (fuzz/): total input decoding, artifact conversion, and short fuzz runs.
+"""Fuzzing (contract/integrations/fuzzing, fuzz/): total input decoding, artifact conversion,
+and short fuzz runs through ``chunk-contract fuzz``.
 
 Decoding and conversion need no atheris and always run; the tests that start libFuzzer are
 skipped when atheris is not installed (``pip install 'chunk-contract[fuzz]'``).
@@ -16,17 +17,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from contract import cli, reproducers
+from contract.integrations.fuzzing import inputs as chunk_input
+from contract.integrations.fuzzing.artifacts import convert
+from contract.integrations.fuzzing.target import ContractViolation, FuzzTarget
+from contract.model import Config
+from contract.plugins import load
+
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ = ROOT / "fuzz"
-if str(FUZZ) not in sys.path:
-    sys.path.insert(0, str(FUZZ))
-
-import chunk_input  # noqa: E402
-import harness  # noqa: E402
-
-from contract import cli, reproducers  # noqa: E402
-from contract.model import Config  # noqa: E402
-from contract.plugins import load  # noqa: E402
+#: ``chunk-contract`` of this checkout, in a child process.
+CHUNK_CONTRACT = [sys.executable, "-c", "from contract.cli import main; raise SystemExit(main())"]
 
 PLUGINS = ROOT / "tests" / "cli" / "plugins.py"
 WORDS_ONLY = f"{PLUGINS}:words_only"
@@ -103,18 +104,18 @@ def test_seed_corpora_decode_and_exist_for_every_fuzz_target() -> None:
 
 
 def test_in_process_target_names_the_violated_invariant() -> None:
-    check = harness.FuzzTarget(load(WORDS_ONLY))
-    with pytest.raises(harness.ContractViolation) as caught:
+    check = FuzzTarget(load(WORDS_ONLY))
+    with pytest.raises(ContractViolation) as caught:
         check(chunk_input.encode("abcdef gh", 2, 0))
     assert caught.value.invariants == ["no_lost_text"]
     assert "[no_lost_text]" in str(caught.value) and "max_size=2, overlap=0" in str(caught.value)
-    harness.FuzzTarget(load(WORDS_ONLY), ignore={"no_lost_text"})(
+    FuzzTarget(load(WORDS_ONLY), ignore={"no_lost_text"})(
         chunk_input.encode("abcdef gh", 2, 0)
     )  # ignored invariants pass
 
 
 def test_in_process_target_passes_a_correct_chunker_and_refused_configs() -> None:
-    check = harness.FuzzTarget(load(FIXED))
+    check = FuzzTarget(load(FIXED))
     for seed in sorted((FUZZ / "corpus" / "fixed").iterdir()):
         check(seed.read_bytes())  # degenerate seeds are refused with ValueError: allowed
 
@@ -124,7 +125,7 @@ def test_in_process_target_passes_a_correct_chunker_and_refused_configs() -> Non
 
 def test_a_crash_artifact_converts_into_a_reproducer_that_replay_confirms(tmp_path: Path) -> None:
     artifact = _artifact(tmp_path, chunk_input.encode("ok toolongword ok", 3, 1))
-    found = harness.convert(load(WORDS_ONLY), artifact, folder=tmp_path / "repro")
+    found = convert(load(WORDS_ONLY), artifact, folder=tmp_path / "repro")
     assert [f.invariant for f in found] == ["no_lost_text"]
     saved = reproducers.load(found[0].reproducer)
     assert saved.invariant == "no_lost_text" and saved.config == Config(3, 1)
@@ -135,7 +136,7 @@ def test_a_crash_artifact_converts_into_a_reproducer_that_replay_confirms(tmp_pa
 
 def test_a_timeout_artifact_converts_into_a_terminates_reproducer(tmp_path: Path) -> None:
     artifact = _artifact(tmp_path, chunk_input.encode("a b", 5, 0), kind="timeout")
-    found = harness.convert(
+    found = convert(
         load(HANGS), artifact, timeout=0.5, folder=tmp_path, minimize_seconds=1.0
     )
     assert found[0].invariant == "terminates" and found[0].kind == "timeout"
@@ -144,23 +145,36 @@ def test_a_timeout_artifact_converts_into_a_terminates_reproducer(tmp_path: Path
 
 def test_an_artifact_the_worker_cannot_confirm_is_reported_unconfirmed(tmp_path: Path) -> None:
     artifact = _artifact(tmp_path, chunk_input.encode("fine text", 4, 0))
-    (found,) = harness.convert(load(FIXED), artifact, folder=tmp_path)
+    (found,) = convert(load(FIXED), artifact, folder=tmp_path)
     assert not found.confirmed and found.reproducer is None
 
 
 def test_the_convert_command_and_usage_errors(tmp_path: Path) -> None:
     artifact = _artifact(tmp_path, chunk_input.encode("ok toolongword", 3, 0))
     repro = str(tmp_path / "repro")
-    assert harness.main([WORDS_ONLY, "--convert", str(artifact), "--reproducers", repro]) == 1
+    assert fuzz([WORDS_ONLY, "--convert", str(artifact), "--reproducers", repro]) == 1
     assert list((tmp_path / "repro").glob("no_lost_text-*.json"))
-    assert harness.main(["no/such/file.py:split", "--convert", str(artifact)]) == 2
-    assert (
-        harness.main(
-            [f"{ROOT}/reference_chunkers/spreadsheet.py:split", "--convert", str(artifact)]
-        )
-        == 2
-    )  # workbook plugins: not supported yet
-    assert harness.main([WORDS_ONLY, "--convert", str(artifact), "--only", "bogus"]) == 2
+    assert fuzz(["no/such/file.py:split", "--convert", str(artifact)]) == 2
+    spreadsheet = f"{ROOT}/reference_chunkers/spreadsheet.py:split"
+    assert fuzz([spreadsheet, "--convert", str(artifact)]) == 2  # workbook plugins: not yet
+    assert fuzz([WORDS_ONLY, "--convert", str(artifact), "--only", "bogus"]) == 2
+    assert fuzz([WORDS_ONLY, "--convert"]) == 2  # no artifact given
+
+
+def test_the_compatibility_script_still_converts(tmp_path: Path) -> None:
+    artifact = _artifact(tmp_path, chunk_input.encode("ok toolongword", 3, 0))
+    done = subprocess.run(
+        [sys.executable, str(FUZZ / "harness.py"), WORDS_ONLY, "--convert", str(artifact),
+         "--reproducers", str(tmp_path / "repro")],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "no_lost_text" in done.stdout
+
+
+def fuzz(argv: list[str]) -> int:
+    """``chunk-contract fuzz ARGV`` in this process."""
+    return cli.main(["fuzz", *argv])
 
 
 def test_fuzz_modules_without_atheris_say_how_to_install_it() -> None:
@@ -186,8 +200,8 @@ def test_a_short_fuzz_run_finds_the_words_only_bug(tmp_path: Path) -> None:
     summary = tmp_path / "summary.json"
     done = subprocess.run(
         [
-            sys.executable,
-            str(FUZZ / "harness.py"),
+            *CHUNK_CONTRACT,
+            "fuzz",
             WORDS_ONLY,
             "--seconds",
             "6",

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from contract.integrations.fuzzing.inputs import PIECES, decode
 from contract.integrations.fuzzing.target import FuzzTarget
@@ -115,21 +116,27 @@ def run_blind(
     artifacts: Path,
     on_input: Callable[[BlindStats], None] = lambda stats: None,
     stop_first: bool = False,
+    log: IO[str] | None = None,
+    runs: int | None = None,
 ) -> BlindStats:
-    """Fuzz ``check`` with ``mutator``'s inputs for ``seconds``; artifacts of new violations.
+    """Fuzz ``check`` with ``mutator``'s inputs for ``seconds`` (or ``runs`` inputs, if that
+    comes first); the artifacts of new violations.
 
     An invariant, once seen, is ignored from then on (one artifact each), so a chunker with
     several bugs shows several findings in one run.
     """
     stats = BlindStats()
     started = time.monotonic()
-    while time.monotonic() - started < seconds:
+    while time.monotonic() - started < seconds and (runs is None or stats.execs < runs):
         data = mutator.next()
         stats.execs += 1
         fresh = [v for v in check.violations(decode(data)) if v.invariant not in stats.seen]
         if fresh:
             stats.artifacts.append(write_artifact(artifacts, data, fresh))
             stats.seen |= {v.invariant for v in fresh}
+            if log is not None:
+                ids = ", ".join(sorted({v.invariant for v in fresh}))
+                log.write(f"input {stats.execs}: {ids}: {stats.artifacts[-1]}\n")
         on_input(stats)
         if fresh and stop_first:
             break

@@ -16,9 +16,10 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 from contract import reproducers
 from contract.engine.outofprocess import is_out_of_process
@@ -90,6 +91,9 @@ def _limits(parser: argparse.ArgumentParser) -> None:
                         help="longest fuzz input in bytes (default 4096)")
     parser.add_argument("--seed", type=int, default=0,
                         help="random seed of the blind engine (out-of-process targets; default 0)")
+    parser.add_argument("--runs", type=int, default=None, metavar="N",
+                        help="blind engine: stop after N inputs even if time is left "
+                        "(libFuzzer: pass -runs=N)")
     parser.add_argument("--only", default="", metavar="ID,...", help="check only these invariants")
     parser.add_argument("--skip", default="", metavar="ID,...",
                         help="do not check these invariants")
@@ -167,7 +171,7 @@ def fuzz(options: FuzzOptions) -> int:
         summary = fuzz_blind(options, plugin, selected)
     else:
         require_atheris()
-        summary = Driver(options, plugin, selected).run()
+        summary = Driver(options, plugin, selected, bar=fuzz_bar(options)).run()
     print(render(summary))
     if options.summary_json:
         reproducers.write_atomic(Path(options.summary_json), summary.as_json())
@@ -179,6 +183,8 @@ def _check_options(options: FuzzOptions) -> None:
         raise UsageError("--seconds and --timeout must be greater than 0")
     if options.max_len < 3 or options.rss_limit_mb < 64:
         raise UsageError("--max-len must be at least 3 and --rss-limit-mb at least 64")
+    if options.runs is not None and options.runs < 1:
+        raise UsageError(f"--runs must be at least 1, got {options.runs}")
 
 
 def fuzz_blind(options: FuzzOptions, plugin: Plugin, selected: list[str]) -> Summary:
@@ -190,13 +196,14 @@ def fuzz_blind(options: FuzzOptions, plugin: Plugin, selected: list[str]) -> Sum
     mutator = Mutator(inputs, seed=options.seed, max_len=options.max_len)
     check = FuzzTarget(plugin, timeout=options.timeout, selected=selected,
                        memory_mb=options.rss_limit_mb)
-    bar = ProgressBar(label=f"fuzzing {options.target}", unit="input",
-                      budget_s=options.seconds, quiet=options.quiet, every=options.progress)
+    bar = fuzz_bar(options)
+    options.log_path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with bar:
+        with bar, options.log_path.open("w", encoding="utf-8") as log:
             stats = run_blind(check, mutator, seconds=options.seconds,
                               artifacts=options.artifact_dir, stop_first=options.stop_first,
-                              on_input=lambda s: bar.update(s.execs, violations=len(s.seen)))
+                              on_input=lambda s: bar.update(s.execs, violations=len(s.seen)),
+                              log=log, runs=options.runs)
     finally:
         check.close()
     findings = []
@@ -206,7 +213,20 @@ def fuzz_blind(options: FuzzOptions, plugin: Plugin, selected: list[str]) -> Sum
                             selected=selected)
     rate = stats.execs / stats.seconds if stats.seconds > 0 else 0.0
     return Summary(options.target, stats.seconds, stats.execs, rate, 0.0, 0, len(inputs),
-                   findings, "(none: the blind engine logs nothing)", engine="blind")
+                   findings, str(options.log_path), engine="blind")
+
+
+def fuzz_bar(
+    options: FuzzOptions,
+    *,
+    stream: TextIO | None = None,
+    tty: bool | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> ProgressBar:
+    """The fuzzing progress: inputs run, findings so far, time left of --seconds."""
+    return ProgressBar(label=f"fuzzing {options.target}", unit="input", budget_s=options.seconds,
+                       quiet=options.quiet or options.verbose, every=options.progress,
+                       stream=stream, tty=tty, clock=clock)
 
 
 def _text_plugin(target: str) -> Plugin:

@@ -120,8 +120,9 @@ def entry_points(target: str) -> tuple[Callable[[bytes], None], Callable[[], Non
 class Driver:
     """One ``chunk-contract fuzz`` run of a Python target with libFuzzer."""
 
-    def __init__(self, options: FuzzOptions, plugin: Plugin, selected: list[str]) -> None:
-        """Make the working folders; nothing runs yet."""
+    def __init__(self, options: FuzzOptions, plugin: Plugin, selected: list[str],
+                 *, bar: ProgressBar | None = None) -> None:
+        """Make the working folders; nothing runs yet. ``bar``: the progress display."""
         self.options, self.plugin, self.selected = options, plugin, selected
         for folder in (options.corpus_dir, options.artifact_dir, options.log_path.parent):
             folder.mkdir(parents=True, exist_ok=True)
@@ -131,9 +132,10 @@ class Driver:
         self.ignore: set[str] = set()  # invariants the in-process target no longer raises on
         self.started = time.monotonic()
         self.deadline = self.started + options.seconds
-        self.bar = ProgressBar(label=f"fuzzing {options.target}", unit="input",
-                               budget_s=options.seconds, quiet=options.quiet or options.verbose,
-                               every=options.progress)
+        self.bar = bar or ProgressBar(label=f"fuzzing {options.target}", unit="input",
+                                      budget_s=options.seconds,
+                                      quiet=options.quiet or options.verbose,
+                                      every=options.progress)
 
     def run(self) -> Summary:
         """Fuzz in rounds until done; the summary (artifacts converted)."""

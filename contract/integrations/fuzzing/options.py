@@ -42,6 +42,7 @@ class FuzzOptions:
     only: str = ""
     skip: str = ""
     seed: int = 0
+    runs: int | None = None
     libfuzzer: list[str] = field(default_factory=list)
 
     @property
@@ -129,17 +130,18 @@ def render(summary: Summary) -> str:
         lines.append(
             f"  ({summary.repeats} more artifact(s) showed only invariants already reported)"
         )
-    runs = "libFuzzer run(s)" if summary.engine == "libfuzzer" else "blind round(s)"
+    runs = "libFuzzer run(s)" if summary.engine == "libfuzzer" else "blind run(s)"
     lines.append(f"  log: {summary.log} ({summary.rounds} {runs})")
     return "\n".join(lines)
 
 
 def _rates(summary: Summary) -> str:
-    per_cpu = f"{summary.execs / summary.cpu_seconds:,.0f}" if summary.cpu_seconds > 0 else "?"
     text = (
         f"{summary.seconds:.1f} s, {summary.execs:,} executions, "
-        f"{summary.exec_per_sec:,.0f} exec/s ({per_cpu} per CPU-second)"
+        f"{summary.exec_per_sec:,.0f} exec/s"
     )
+    if summary.cpu_seconds > 0:
+        text += f" ({summary.execs / summary.cpu_seconds:,.0f} per CPU-second)"
     if summary.engine != "libfuzzer":
         return text + ", without coverage feedback (out-of-process target)"
     return text + f", coverage {summary.coverage} edges, corpus {summary.corpus} inputs"
