@@ -197,4 +197,4 @@ def _report(found: Path) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(prog="python -m contract.campaign_driver"))
