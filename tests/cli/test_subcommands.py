@@ -1,4 +1,4 @@
-"""``chunk-contract fuzz``, ``mutate`` and ``campaign``: delegation, manners, missing extras, progress.
+"""``chunk-contract fuzz``, ``mutate``, ``campaign``: delegation, manners, missing extras, progress.
 
 Nothing here fuzzes or mutates (that is tests/fuzz and tests/mutation): these are the fast
 checks of the front door. Progress is shown on a StringIO with a clock the test moves.
