@@ -23,6 +23,7 @@ from typing import NoReturn, TextIO
 
 from contract import reproducers
 from contract.database import ENV_VAR, open_database
+from contract.engine import reaper
 from contract.errors import UsageError, one_line
 from contract.plugins import load
 from contract.reporting.progress import ProgressBar
@@ -138,9 +139,13 @@ def _fuzz(folder: Path, jobs: str, seconds: float, found: Path, *, quiet: bool =
             command, start_new_session=True, stdout=out, stderr=subprocess.STDOUT
         )
         print(f"campaign: HypoFuzz's output goes to {log}", file=sys.stderr)
-        with campaign_bar(seconds, quiet=quiet) as bar:
-            return _until(process, time.monotonic() + seconds,
-                          lambda: show(bar, found))
+        reaper.register(process.pid, "HypoFuzz")  # killed on a signal or at exit
+        try:
+            with campaign_bar(seconds, quiet=quiet) as bar:
+                return _until(process, time.monotonic() + seconds,
+                              lambda: show(bar, found))
+        finally:
+            reaper.unregister(process.pid)
 
 
 def campaign_bar(

@@ -143,7 +143,8 @@ def _delegate(name: str, argv: Sequence[str]) -> int:
     import importlib
 
     module = importlib.import_module(DELEGATED[name][0])
-    code: int = module.main(list(argv), prog=f"chunk-contract {name}")
+    with reaper.handling_signals():  # a signal kills every process group the command started
+        code: int = module.main(list(argv), prog=f"chunk-contract {name}")
     return code
 
 

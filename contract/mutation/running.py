@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from contract import errors
+from contract.engine import reaper
 from contract.mutation import reports, results, triage
 from contract.mutation.config import (
     BASELINE,
@@ -412,13 +413,19 @@ def _run_mutmut(project: Path, max_children: int) -> None:
     kills.mkdir(parents=True, exist_ok=True)
     command = [exe, "run", "--max-children", str(max_children)]
     print(f"mutation: {' '.join(command)} (in {project})", flush=True)
-    with subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT) as process:
+    with subprocess.Popen(command, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          start_new_session=True) as process:
         assert process.stdout is not None
-        bar = MutantBar(label="mutation testing", unit="mutant")
-        with bar:
-            _relay(process.stdout, bar)
-        process.wait()
+        reaper.register(process.pid, "mutmut")  # its group is killed on a signal or at exit
+        try:
+            bar = MutantBar(label="mutation testing", unit="mutant")
+            with bar:
+                _relay(process.stdout, bar)
+            process.wait()
+        finally:
+            if process.poll() is None:  # interrupted: its mutants must not run on
+                reaper.kill_group(process.pid)
+            reaper.unregister(process.pid)
     if process.returncode != 0:
         raise UsageError(f"mutmut failed (exit {process.returncode}); its output is above")
 

@@ -99,3 +99,48 @@ def test_a_short_fuzz_run_passes_the_js_reference_chunker(tmp_path: Path) -> Non
     code, summary = _fuzz_exec(REFERENCE_JS, tmp_path, timeout="10")
     assert code == 0 and summary["findings"] == [], summary["findings"]
     assert summary["execs"] == 150
+
+
+def _processes_running(needle: str) -> list[int]:
+    """Pids of live processes whose command line mentions ``needle``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if needle in cmdline and state != "Z":
+            found.append(int(proc.name))
+    return found
+
+
+@needs_node
+def test_sigterm_stops_the_fuzz_run_and_every_child_it_started(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    hang = tmp_path / "hang_copy.mjs"  # a path no other process has in its command line
+    hang.write_text(HANG_JS.read_text())
+    artifacts = tmp_path / "artifacts"
+    run = subprocess.Popen(
+        [*CHUNK_CONTRACT, "fuzz", f"exec:node {hang}", "--seconds", "600", "--timeout", "1",
+         "--artifacts", str(artifacts), "--corpus", str(tmp_path / "corpus"), "--quiet"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        waited = time.monotonic() + 300  # a guard against a hang, not a verdict on speed
+        while not (artifacts.is_dir() and any(artifacts.iterdir())):
+            assert run.poll() is None and time.monotonic() < waited, "no artifact came"
+            time.sleep(0.2)
+        assert _processes_running(str(hang)), "the fuzzed node child should be running"
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 2 and "stopped every process it started" in err, err
+    assert _processes_running(str(hang)) == []

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import contract
+from contract.engine import reaper
 from contract.integrations.fuzzing.artifacts import Finding, artifact_kind, convert
 from contract.integrations.fuzzing.options import (
     FuzzOptions,
@@ -216,12 +217,15 @@ class Driver:
         child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                  start_new_session=True, bufsize=1, text=True, errors="replace",
                                  env=_child_env())
+        reaper.register(child.pid, "the libFuzzer engine")  # killed on a signal or at exit
         started = time.monotonic()
         try:
             stats = self._follow(child, log)
         except BaseException:
             stop(child)
             raise
+        finally:
+            reaper.unregister(child.pid)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         stats.cpu_seconds = (after.ru_utime - usage.ru_utime) + (after.ru_stime - usage.ru_stime)
         stats.seconds = stats.seconds or time.monotonic() - started
