@@ -1,4 +1,4 @@
-"""Fuzzing throughput: executions per second of fuzz/harness.py on every reference chunker.
+"""Fuzzing throughput: executions per second of chunk-contract fuzz on every reference chunker.
 
     python bench/bench_fuzz.py [--seconds 30] [TARGET ...]
 
@@ -46,7 +46,9 @@ def fuzz(target: str, seconds: float, scratch: Path) -> dict:
     seeds = ROOT / "fuzz" / "corpus" / Path(target.partition(":")[0]).stem
     command = [
         sys.executable,
-        str(ROOT / "fuzz" / "harness.py"),
+        "-c",
+        "from contract.cli import main; raise SystemExit(main())",
+        "fuzz",
         target,
         "--seconds",
         str(seconds),

@@ -1,7 +1,11 @@
 """Drive a mutation run: mutmut over the chunker, the contract as the test suite, then reports.
 
-    python -m contract.mutation                      # reference_chunkers/, gated by the triage file
-    python -m contract.mutation path/to/chunker.py:split [more targets of that file]
+    chunk-contract mutate                      # reference_chunkers/, gated by the triage file
+    chunk-contract mutate path/to/chunker.py:split [more targets of that file]
+
+(``python -m contract.mutation`` is the same command.) Progress: mutants done of the total, with
+the killed and surviving ones so far, from mutmut's status line (a bar on a terminal, plain
+lines in a log).
 
 With no target, mutmut runs in the repository itself, configured by ``[tool.mutmut]`` in
 pyproject.toml, over reference_chunkers/ with tests/mutation/test_contract_kills.py as the test
