@@ -255,3 +255,20 @@ def test_each_fuzz_target_passes_its_own_seed_corpus(target: str, tmp_path: Path
         timeout=120,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_libfuzzer_output_is_read_into_run_stats() -> None:
+    from contract.integrations.fuzzing.libfuzzer import RunStats, parse
+
+    stats = RunStats()
+    for line in [
+        "#chunk-contract execs=640 seconds=2.0\n",
+        "#1024\tNEW    cov: 88 ft: 120 corp: 17/2Kb lim: 4096 exec/s: 512 rss: 60Mb\n",
+        "==1== Test unit written to out/crash-" + "a" * 40 + "\n",
+        "stat::number_of_executed_units: 2048\n",
+        "stat::average_exec_per_sec:     512\n",
+    ]:
+        parse(line, stats)
+    assert (stats.coverage, stats.features, stats.corpus) == (88, 120, 17)
+    assert stats.artifacts == [Path("out/crash-" + "a" * 40)]
+    assert stats.execs == 2048 and stats.seconds == 4.0 and stats.exec_per_sec == 512

@@ -198,6 +198,7 @@ class Driver:
 
     def _say(self, text: str) -> None:
         if not self.options.quiet:
+            self.bar.close()  # clears a bar drawn on a terminal; the next update redraws it
             print(f"[fuzz] {self.options.target}: {text}", file=sys.stderr, flush=True)
 
     def _command(self) -> list[str]:
