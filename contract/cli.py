@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -140,8 +141,6 @@ def _delegated_parser(parser: argparse.ArgumentParser, name: str) -> None:
 
 def _delegate(name: str, argv: Sequence[str]) -> int:
     """Run subcommand ``name`` with its own package's parser and main."""
-    import importlib
-
     module = importlib.import_module(DELEGATED[name][0])
     with reaper.handling_signals():  # a signal kills every process group the command started
         code: int = module.main(list(argv), prog=f"chunk-contract {name}")
