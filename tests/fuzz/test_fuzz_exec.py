@@ -127,7 +127,8 @@ def test_sigterm_stops_the_fuzz_run_and_every_child_it_started(tmp_path: Path) -
     artifacts = tmp_path / "artifacts"
     run = subprocess.Popen(
         [*CHUNK_CONTRACT, "fuzz", f"exec:node {hang}", "--seconds", "600", "--timeout", "1",
-         "--artifacts", str(artifacts), "--corpus", str(tmp_path / "corpus"), "--quiet"],
+         "--artifacts", str(artifacts), "--corpus", str(tmp_path / "corpus"), "--quiet",
+         "--log", str(tmp_path / "fuzz.log"), "--reproducers", str(tmp_path / "repro")],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
