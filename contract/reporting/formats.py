@@ -276,7 +276,7 @@ class PerTargetFile:
 
 
 def target_name(target: str) -> str:
-    """A target as a file name part: ``.../header.py:split_x`` -> ``header-split_x``."""
+    """A target as a file name part: ``.../header.py:split_x`` -> ``header-split-x``."""
     from contract.reporting.matrix import short_name
 
     return "".join(c if c.isalnum() else "-" for c in short_name(target))
