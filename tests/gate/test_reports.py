@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from contract import SPEC_VERSION, profiles
+from contract import SPEC_VERSION, profiles, runner
 from contract.cli import main
 from contract.registry import registry
 from contract.reporting import formats
@@ -22,7 +22,6 @@ from contract.reporting import sarif as sarif_mod
 from contract.reporting.junit import junit_tree
 from contract.reporting.markdown import render_markdown, write_markdown
 from contract.reporting.sarif import sarif_log, write_sarif
-from contract import runner
 from contract.runner import Finished, Progress, RunPhase, RunResult, Shrinking, Started, run
 from tests.gate import ghas_rules
 from tests.gate.conftest import HERE, ROOT, SAMPLE, run_in
