@@ -341,14 +341,15 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
 def _matrix_runs(plugins: list[Plugin], settings: Any, reports: Any) -> list[Any]:
     """Each target in turn, its events to ``reports``; a failing one's text report to stderr."""
-    from contract.reporting import TextReport
+    from contract.reporting import formats
     from contract.runner import Finished, run
 
+    text = formats.open_stream("text", stream=sys.stderr)
     results = []
     for plugin in plugins:
         result = run(plugin, settings, on_event=reports)
         if not result.passed:
-            TextReport(sys.stderr)(Finished(result))
+            text(Finished(result))
         results.append(result)
         if result.interrupted:
             break  # a signal stops the whole command

@@ -377,6 +377,7 @@ def test_matrix_writes_every_format_and_one_progress_line_per_target(
     assert re.search(rf"checking {re.escape(CORRECT)} \(target 2 of 2\): \d+ examples · passed",
                      err)
     assert "· exploring" in err and "· shrinking no_lost_text" in err
+    assert f"____ no_lost_text · {BUGGY} ____" in err  # a failing target's text report
 
 
 @pytest.mark.usefixtures("canned")
