@@ -172,3 +172,19 @@ def test_the_registry_and_every_format_load_without_hypothesis() -> None:
         check=False,
     )
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "matrix"])
+def test_check_and_matrix_refuse_an_unusable_report_path_before_running(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from contract.cli import main
+
+    target = f"{ROOT / 'tests' / 'gate' / 'plugins.py'}:windows"
+    (tmp_path / "doc.txt").write_text("text")
+    args = [target]
+    if command == "check":
+        args += [str(tmp_path / "doc.txt"), "--max-size", "3"]
+    assert main([command, *args, "--sarif", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--sarif" in err and "is a directory" in err and len(err.splitlines()) == 1
