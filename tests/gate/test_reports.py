@@ -307,9 +307,10 @@ FAST = ["--max-examples", "10", "--seed", "1"]
 
 
 def test_run_writes_every_format_merged_over_its_targets(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    args = ["run", "-q", *FAST, "--no-schedule", "--no-corpus", "--skip", "scales_linearly"]
+    monkeypatch.setenv("CI", "true")  # plain progress lines, whatever runs the tests
+    args = ["run", *FAST, "--no-schedule", "--no-corpus", "--skip", "scales_linearly"]
     args += ["--reproducers", str(tmp_path / "repro")]
     (tmp_path / "pyproject.toml").write_text(
         f'[tool.chunk-contract]\ntargets = ["{BUGGY}", "{CORRECT}"]\n', encoding="utf-8"
@@ -321,7 +322,22 @@ def test_run_writes_every_format_merged_over_its_targets(
     finally:
         os.chdir(before)
     _assert_written(tmp_path, "run", {BUGGY, CORRECT})
-    assert capsys.readouterr().err == ""  # -q: no progress
+    out, err = capsys.readouterr()
+    assert f"chunk-contract · {BUGGY}" in out and f"chunk-contract · {CORRECT}" in out
+    assert f"checking {BUGGY} (target 1 of 2): " in err and "· exploring" in err
+    assert re.search(rf"checking {re.escape(CORRECT)} \(target 2 of 2\): \d+ examples · passed",
+                     err)
+
+
+@pytest.mark.usefixtures("canned")
+def test_run_quiet_shows_no_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "-q", CORRECT, *FAST, "--json", "r.json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and "PASSED" in out
+    assert json.loads((tmp_path / "r.json").read_text())["target"] == CORRECT
 
 
 def test_check_writes_every_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
