@@ -93,10 +93,12 @@ class ReportFormat:
     def help_for(self, command: str) -> str:
         """The flag's help for ``command`` (a folder or a file, merged or per target)."""
         if self.is_folder(command):
-            return f"{self.help}: one file per target in the folder DIR"
-        if command == "check" or self.merge == MERGED:
-            return self.help + ("" if command == "check" else " (every target in one file)")
-        return f"{self.help} (several targets: NAME.<target>{self.suffix()} beside PATH)"
+            return f"{self.help}: one file per target, in the folder DIR"
+        if command == "check":
+            return self.help
+        if self.merge == MERGED:
+            return f"{self.help}; every target in one file"
+        return f"{self.help}; several targets: NAME.<target>{self.suffix()} beside PATH"
 
     def suffix(self) -> str:
         """The per-target file suffix (``.json``)."""

@@ -100,7 +100,7 @@ FORMAT = register(
     ReportFormat(
         name="json",
         flag="--json",
-        help="write the JSON report (SPEC §7) to PATH",
+        help="write the JSON report (SPEC §7)",
         open=_open,
         merge=PER_TARGET,
         folder_in=frozenset({"matrix"}),
