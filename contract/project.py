@@ -93,6 +93,16 @@ def _entries(target: str | None, project: ProjectConfig) -> tuple[list[TargetEnt
     )
 
 
+def _report_paths(args: argparse.Namespace) -> dict[str, str]:
+    """The requested report files (format -> path), every path checked before anything runs
+    (with several targets the JSON reports are written beside ``--json``)."""
+    from contract.reporting import formats
+
+    given = formats.requested(args, "run")
+    formats.validate(given, "run")
+    return given
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run the planned targets, print the text reports, write the requested files.
 
@@ -102,8 +112,7 @@ def run_command(args: argparse.Namespace) -> int:
     from contract.reporting import formats
 
     jobs = plan(args)
-    given = formats.requested(args, "run")
-    formats.validate(given, "run")  # every report path, before anything runs
+    given = _report_paths(args)
     streams = [
         formats.open_stream("progress", quiet=args.quiet, targets=len(jobs)),
         formats.open_stream("text", quiet=args.quiet),
