@@ -14,9 +14,16 @@ from contract.execution import Observation, Session
 from contract.model import Config, Violation
 from contract.plugins import Plugin, TargetError, load
 from contract.registry import registry
-from contract.reporting.json_report import report_json
 from contract.reporting.text import render
-from contract.runner import Counterexample, InvariantResult, RunResult, RunSettings, skip_reason
+from contract.runner import (
+    Counterexample,
+    Finished,
+    InvariantResult,
+    Listener,
+    RunResult,
+    RunSettings,
+    skip_reason,
+)
 
 REPRODUCERS = Path(".chunk-contract/reproducers")
 
@@ -56,9 +63,10 @@ def check_files(
     *,
     timeout: float,
     memory_mb: int | None,
-    json_path: str | None,
+    on_event: Listener | None = None,
 ) -> int:
-    """Check every invariant on each file with ``config``; report like ``run`` does."""
+    """Check every invariant on each file with ``config``; report like ``run`` does (the text
+    report on stdout; ``on_event`` gets the ``Finished`` event, for the report files)."""
     documents = {
         path: read_document(plugin, path, timeout=timeout, memory_mb=memory_mb)
         for path in files
@@ -83,8 +91,8 @@ def check_files(
     if not config.is_valid:
         _degenerate(result, config)
     print(_without_seed(render(result)))
-    if json_path:
-        reproducers.write_atomic(Path(json_path), report_json(result))
+    if on_event is not None:
+        on_event(Finished(result))
     return 0 if result.passed else 1
 
 

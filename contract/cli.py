@@ -154,12 +154,7 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
         metavar="TARGET",
         help=f"{_TARGET_HELP}; default: the targets of [tool.chunk-contract] in pyproject.toml",
     )
-    _reports(run)
-    run.add_argument("--junit", metavar="PATH", help="write a JUnit XML report (CI test tab)")
-    run.add_argument("--sarif", metavar="PATH", help="write a SARIF 2.1.0 log (code scanning)")
-    run.add_argument("--markdown", metavar="PATH", help="write a markdown summary (CI page)")
-    run.add_argument("--html", metavar="PATH",
-                     help="write one self-contained HTML page with a picture of each violation")
+    _reports(run, "run")
     run.add_argument(
         "--profile",
         choices=sorted(PROFILES),
@@ -221,7 +216,7 @@ def _check_parser(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--overlap", type=_size, default=0, metavar="N", help="the overlap passed (default 0)"
     )
-    _reports(check)
+    _reports(check, "check")
     _limits(check)
 
 
@@ -230,8 +225,9 @@ def _matrix_parser(matrix: argparse.ArgumentParser) -> None:
     _budget(matrix, default=200, help="examples to explore per target (default 200)")
     _seed(matrix)
     _limits(matrix)
-    matrix.add_argument("--json", metavar="DIR", help="write one JSON report per target here")
+    _reports(matrix, "matrix")
     _database(matrix)
+    matrix.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
 def _budget(parser: argparse.ArgumentParser, *, default: int | None, help: str) -> None:
@@ -253,10 +249,11 @@ def _seed(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _reports(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--json", metavar="PATH", help="write the JSON report (SPEC §7) to PATH"
-    )
+def _reports(parser: argparse.ArgumentParser, command: str) -> None:
+    """Every file report of the registry (contract.reporting.formats) as a flag of ``command``."""
+    from contract.reporting.formats import add_flags
+
+    add_flags(parser, command)
 
 
 def _database(parser: argparse.ArgumentParser) -> None:
@@ -344,14 +341,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_matrix(args: argparse.Namespace) -> int:
     """``matrix``: run every target, print one invariant x chunker table."""
     from contract.database import open_database
-    from contract.reporting import ProgressPrinter, TextReport
-    from contract.reporting.json_report import report_json
-    from contract.reporting.matrix import render_matrix, short_name
-    from contract.runner import RunSettings, run
+    from contract.reporting import formats
+    from contract.reporting.matrix import render_matrix
+    from contract.runner import RunSettings
 
     plugins = [_load(target) for target in args.targets]  # every target resolves, or exit 2
-    if args.json:
-        reproducers.output_folder(args.json, what="--json")
+    given = formats.requested(args, "matrix")
+    formats.validate(given, "matrix")
     spec = database_spec(args)
     if spec:
         open_database(spec)  # a bad spec is a usage error, before anything runs
@@ -362,48 +358,58 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         memory_mb=args.memory_mb,
         example_database=spec,
     )
-    results = []
-    for plugin in plugins:
-        result = run(plugin, settings, on_event=ProgressPrinter())
-        if not result.passed:
-            TextReport(sys.stderr)(_finished(result))
-        if args.json:
-            name = "".join(c if c.isalnum() else "-" for c in short_name(plugin.target))
-            path = Path(args.json) / f"{name}.json"
-            reproducers.write_atomic(path, report_json(result), exact=True)
-        results.append(result)
-        if result.interrupted:
-            break  # a signal stops the whole command
+    progress = formats.open_stream("progress", quiet=args.quiet, targets=len(plugins))
+    reports = formats.open_reports(
+        given, command="matrix", targets=len(plugins), plugins={p.target: p for p in plugins},
+        streams=[progress],
+    )
+    results = _matrix_runs(plugins, settings, reports)
+    reports.close()
     print(render_matrix(results))
     from contract.project import exit_status
 
     return exit_status(results)
 
 
-def _finished(result: Any) -> Any:
-    from contract.runner import Finished
+def _matrix_runs(plugins: list[Plugin], settings: Any, reports: Any) -> list[Any]:
+    """Each target in turn, its events to ``reports``; a failing one's text report to stderr."""
+    from contract.reporting import formats
+    from contract.runner import Finished, run
 
-    return Finished(result)
+    text = formats.open_stream("text", stream=sys.stderr)
+    results = []
+    for plugin in plugins:
+        result = run(plugin, settings, on_event=reports)
+        if not result.passed:
+            text(Finished(result))
+        results.append(result)
+        if result.interrupted:
+            break  # a signal stops the whole command
+    return results
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """``check``: every invariant on the user's own files, with one config."""
     from contract.checking import REPRODUCERS, check_files
+    from contract.reporting import formats
 
     for path in args.files:
         _readable_file(path)
-    if args.json:
-        reproducers.output_path(args.json, what="--json")
+    given = formats.requested(args, "check")
+    formats.validate(given, "check")
     reproducers.output_folder(REPRODUCERS, what="the reproducer folder")
     plugin = _load(args.target)
-    return check_files(
+    reports = formats.open_reports(given, command="check", plugins={plugin.target: plugin})
+    code = check_files(
         plugin,
         args.files,
         Config(args.max_size, args.overlap),
         timeout=args.timeout,
         memory_mb=args.memory_mb,
-        json_path=args.json,
+        on_event=reports,
     )
+    reports.close()
+    return code
 
 
 def _readable_file(path: str) -> None:

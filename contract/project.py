@@ -3,8 +3,9 @@
 Settings come, lowest first, from the built-in defaults, the profile (``--profile``, else
 $CHUNK_CONTRACT_PROFILE, else ``profile`` in pyproject.toml), the table, the target's own
 entry, and the flags. Every target is resolved before anything runs, so a bad target is a usage
-error (exit 2) and never half a report. With several targets, ``--junit``, ``--sarif`` and
-``--markdown`` cover all of them in one file, and ``--json`` (one SPEC §7 report per target)
+error (exit 2) and never half a report. The reports come from the registry of formats
+(contract.reporting.formats): with several targets, ``--junit``, ``--sarif``, ``--markdown``
+and ``--html`` cover all of them in one file, and ``--json`` (one SPEC §7 report per target)
 writes ``NAME.<target>.json`` beside the given path.
 """
 
@@ -13,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -93,38 +93,46 @@ def _entries(target: str | None, project: ProjectConfig) -> tuple[list[TargetEnt
     )
 
 
-def _report_paths(args: argparse.Namespace) -> None:
-    """Every report path of the command is checked before anything runs (with several
-    targets the JSON reports are written beside ``--json``, so its folder is what counts)."""
-    for flag in ("json", "junit", "sarif", "markdown"):
-        value = getattr(args, flag, None)
-        if value:
-            reproducers.output_path(value, what=f"--{flag}")
+def _report_paths(args: argparse.Namespace) -> dict[str, str]:
+    """The requested report files (format -> path), every path checked before anything runs
+    (with several targets the JSON reports are written beside ``--json``)."""
+    from contract.reporting import formats
+
+    given = formats.requested(args, "run")
+    formats.validate(given, "run")
+    return given
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run the planned targets, print the text reports, write the requested files."""
-    from contract.reporting import JsonReport, ProgressPrinter, TextReport
-    from contract.reporting.junit import junit_tree
-    from contract.reporting.markdown import write_markdown
-    from contract.reporting.matrix import short_name
-    from contract.reporting.sarif import write_sarif
-    from contract.runner import run
+    """Run the planned targets, print the text reports, write the requested files.
+
+    Every report comes from the registry (contract.reporting.formats): one handler per
+    requested format, fed every target's events, closed once all targets ran.
+    """
+    from contract.reporting import formats
 
     jobs = plan(args)
-    _report_paths(args)
+    given = _report_paths(args)
+    streams = [
+        formats.open_stream("progress", quiet=args.quiet, targets=len(jobs)),
+        formats.open_stream("text", quiet=args.quiet),
+    ]
+    reports = formats.open_reports(
+        given, command="run", targets=len(jobs), plugins={p.target: p for p, _, _ in jobs},
+        streams=streams,
+    )
+    results = _run_jobs(args, jobs, reports)
+    reports.close()  # the merged files, over every target that ran
+    return exit_status(results)
+
+
+def _run_jobs(args: argparse.Namespace, jobs: list[Any], reports: Any) -> list[Any]:
+    """Run each job in turn, its events (with the declared skip reasons) to ``reports``."""
+    from contract.runner import run
+
     results = []
     for plugin, settings, reasons in jobs:
-        listeners: list[Any] = [TextReport(quiet=args.quiet)]
-        if not args.quiet:
-            listeners.append(ProgressPrinter())
-        if args.json:
-            path = Path(args.json)
-            if len(jobs) > 1:
-                name = "".join(c if c.isalnum() else "-" for c in short_name(plugin.target))
-                path = path.with_name(f"{path.stem}.{name}{path.suffix or '.json'}")
-            listeners.append(JsonReport(path))
-        emit = config_file.with_reasons(reasons, lambda e, ls=listeners: [f(e) for f in ls])
+        emit = config_file.with_reasons(reasons, reports)
         if getattr(args, "jobs", 1) > 1:
             from contract.parallel import run_parallel
 
@@ -135,33 +143,10 @@ def run_command(args: argparse.Namespace) -> int:
             print(f"chunk-contract: {plugin.target}: {results[-1].interrupted_reason}",
                   file=sys.stderr)
             break  # the remaining targets are not run: the whole command was stopped
-    if args.junit:
-        _write_junit(
-            Path(args.junit),
-            [root for r in results if (root := junit_tree(r).getroot()) is not None],
-        )
-    if getattr(args, "sarif", None):
-        write_sarif(args.sarif, results, plugins={p.target: p for p, _, _ in jobs})
-    if getattr(args, "markdown", None):
-        write_markdown(args.markdown, results)
-    if getattr(args, "html", None):
-        from contract.reporting.html import write_html
-
-        write_html(args.html, results)
-    return exit_status(results)
+    return results
 
 
 def exit_status(results: list[Any]) -> int:
     """1 if any run found a violation, else 2 if any was interrupted, else 0."""
     statuses = {r.exit_status for r in results}
     return 1 if 1 in statuses else max(statuses, default=0)
-
-
-def _write_junit(path: Path, roots: list[ET.Element]) -> None:
-    """One ``<testsuites>`` holding the suites of every target, written whole."""
-    merged = ET.Element("testsuites")
-    for root in roots:
-        merged.extend(root.findall("testsuite"))
-    ET.indent(merged)
-    data = ET.tostring(merged, encoding="utf-8", xml_declaration=True)
-    reproducers.write_bytes_atomic(path, data)

@@ -10,7 +10,9 @@ and an invariant the run did not check is skipped with the reason (deselected, d
 Options: ``--chunk-contract TARGET`` (repeatable), ``--chunk-contract-declared`` (the targets of
 ``[tool.chunk-contract]``), ``--chunk-contract-profile dev|ci|nightly``,
 ``--chunk-contract-max-examples N``, ``--chunk-contract-seed N``, ``--chunk-contract-only`` /
-``--chunk-contract-skip ID,...``. The items carry the ``chunk_contract`` marker
+``--chunk-contract-skip ID,...``, and one ``--chunk-contract-NAME PATH`` per report format of
+contract.reporting.formats (``json``, ``junit``, ``sarif``, ``markdown``, ``html``), written at
+the end of the session from the runs of that process. The items carry the ``chunk_contract`` marker
 (``-m chunk_contract`` runs only them). Relative targets are taken from pytest's rootdir.
 
 Under pytest-xdist (``pytest -n auto``), unless ``--dist`` is given, the plugin schedules each
@@ -19,8 +21,9 @@ side on every core. The items also carry an ``xdist_group`` mark, for ``--dist l
 random run's seed is shared by all workers (``contract.testing.for_this_session``), so verdicts
 never depend on which worker ran an item.
 
-Loading this plugin imports only the standard library, pytest and contract.profiles; Hypothesis
-and the rest of the contract are imported when a target is collected.
+Loading this plugin imports only the standard library, pytest, contract.profiles and the
+report formats (their declarations, no Hypothesis); Hypothesis and the rest of the contract are
+imported when a target is collected.
 """
 
 from __future__ import annotations
@@ -100,24 +103,58 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="chunk_contract_skip",
         help="do not check these invariants",
     )
-    group.addoption(
-        "--chunk-contract-html",
-        default=None,
-        metavar="PATH",
-        dest="chunk_contract_html",
-        help="write one HTML page with a picture of every violation found in this session",
-    )
+    _report_options(group)
+
+
+_REPORT = "chunk_contract_"
+
+
+def _report_options(group: pytest.OptionGroup) -> None:
+    """``--chunk-contract-NAME PATH`` for every file format of contract.reporting.formats."""
+    from contract.reporting.formats import file_formats
+
+    for fmt in file_formats("pytest"):
+        group.addoption(
+            f"--chunk-contract-{fmt.name}",
+            default=None,
+            metavar=fmt.metavar,
+            dest=_REPORT + fmt.name,
+            help=f"{fmt.help_for('pytest')}, from the contract runs of this session",
+        )
+
+
+def _reports_given(config: pytest.Config) -> dict[str, str]:
+    from contract.reporting import formats
+
+    return formats.requested(config.option, "pytest", prefix=_REPORT)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Write the ``--chunk-contract-html`` page from the runs of this process."""
-    path = session.config.getoption("chunk_contract_html", None)
-    if not path:
-        return
-    from contract.reporting.html import write_html
+    """Write the requested report files from the contract runs of this process."""
+    given = _reports_given(session.config)
+    results = _finished(given)
+    if not results:
+        return  # no run in this process (an xdist controller, or no target): nothing to say
+    from contract.reporting import formats
+    from contract.runner import Finished
+
+    plugins = session.config.stash.get(_PLUGINS, {})
+    reports = formats.open_reports(given, command="pytest", targets=len(results), plugins=plugins)
+    for result in results:
+        reports(Finished(result))
+    reports.close()
+
+
+def _finished(given: dict[str, str]) -> list[Any]:
+    """The runs this process finished, if any report file was asked for."""
+    if not given:
+        return []
     from contract.testing import finished_results
 
-    write_html(path, finished_results())
+    return finished_results()
+
+
+_PLUGINS = pytest.StashKey[dict[str, Any]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -125,6 +162,21 @@ def pytest_configure(config: pytest.Config) -> None:
     # pytest-xdist registers it too; without xdist, --strict-markers must still accept it.
     config.addinivalue_line("markers", "xdist_group(name): tests that run on one xdist worker")
     _group_by_target(config)
+    _check_report_paths(config)
+
+
+def _check_report_paths(config: pytest.Config) -> None:
+    """Every report path is usable before any test runs, or a usage error (exit 4)."""
+    given = _reports_given(config)
+    if not given:
+        return
+    from contract.errors import UsageError
+    from contract.reporting import formats
+
+    try:
+        formats.validate(given, "pytest")
+    except UsageError as exc:
+        raise pytest.UsageError(f"chunk-contract: {exc}") from None
 
 
 def _group_by_target(config: pytest.Config) -> None:
@@ -217,6 +269,7 @@ def pytest_collection_modifyitems(
             settings=settings,
             reasons=project.skip_reasons(entry),
         )
+        config.stash.setdefault(_PLUGINS, {})[plugin.target] = plugin  # SARIF locations
         collected = collector.collect()
         # the terminal's "collected N items" (and --co) count reported collections
         config.hook.pytest_collectreport(

@@ -194,8 +194,20 @@ class Progress(Event):
 
 
 @dataclass(frozen=True)
+class RunPhase(Event):
+    """The run enters a phase: ``seed corpus``, ``covering schedule``, ``exploring``,
+    ``fresh-interpreter rerun``; ``asked``: the examples asked for in all, as now known;
+    ``budget_s``: the seconds the phase may take at most."""
+
+    name: str
+    asked: int | None = None
+    budget_s: float | None = None
+
+
+@dataclass(frozen=True)
 class Shrinking(Event):
     invariant: str
+    budget_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -295,6 +307,7 @@ def _measure(
         _measure_scaling(session, explored, emit)
     rerun = config.measure and not is_out_of_process(plugin.spec)  # a child is no interpreter
     if rerun and "deterministic" in active and "deterministic" not in explored.first:
+        emit(RunPhase("fresh-interpreter rerun"))
         _fresh_interpreter(plugin, session, explored)
 
 
@@ -392,13 +405,16 @@ def _explore(
     deadline = time.monotonic() + config.explore_seconds
 
     # Failures saved by earlier runs come first (contract.database), then the seed corpus.
+    if known:
+        emit(RunPhase("seed corpus", len(known) + config.max_examples, config.explore_seconds))
     for case in known:
         if _key(case) in found.seen:
             continue  # a saved failure that is also a corpus probe: one call is enough
         found.note(case, session.observe(*case))
         found.asked += 1
     if plan is not None:
-        found.coverage = _play(session, plan, deadline, found)
+        found.coverage = _play(session, plan, deadline, found, emit, config.max_examples)
+    emit(RunPhase("exploring", found.asked + config.max_examples, deadline - time.monotonic()))
 
     @_hypothesis_settings(config, (Phase.generate,))
     @seed(the_seed)
@@ -429,9 +445,18 @@ def _explore(
     return found
 
 
-def _play(session: Session, plan: Schedule, deadline: float, found: _Explored) -> Coverage:
+def _play(
+    session: Session,
+    plan: Schedule,
+    deadline: float,
+    found: _Explored,
+    emit: Listener,
+    generated: int,
+) -> Coverage:
     """Play the covering schedule in order, until its end or the exploring deadline."""
     cases = list(plan.items())
+    emit(RunPhase("covering schedule", found.asked + len(cases) + generated,
+               deadline - time.monotonic()))
     played = 0
     for case in cases:
         if time.monotonic() > deadline:
@@ -516,7 +541,7 @@ def _shrink(
     emit: Listener,
 ) -> Counterexample:
     """Replay the seeded search failing only on ``rule``, and let Hypothesis shrink it."""
-    emit(Shrinking(rule))
+    emit(Shrinking(rule, config.shrink_seconds))
     verdicts = {k: (v if v is not None and v.of(rule) else None) for k, v in explored.seen.items()}
     last: list[Observation] = []
     deadline = time.monotonic() + config.shrink_seconds

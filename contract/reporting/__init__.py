@@ -1,7 +1,18 @@
-"""Reporters: consume the runner's events and render the result (text, JSON, JUnit XML)."""
+"""Reporters: consume the runner's events and render the result (text, progress, JSON, JUnit
+XML, SARIF, markdown, HTML). Every format registers itself in contract.reporting.formats
+(``formats.formats()`` lists them)."""
 
+from contract.reporting.formats import ReportFormat, open_reports, register
 from contract.reporting.json_report import JsonReport, report_json
-from contract.reporting.junit import JUnitReport
-from contract.reporting.text import ProgressPrinter, TextReport
+from contract.reporting.progress import RunProgress
+from contract.reporting.text import TextReport
 
-__all__ = ["JUnitReport", "JsonReport", "ProgressPrinter", "TextReport", "report_json"]
+__all__ = [
+    "JsonReport",
+    "ReportFormat",
+    "RunProgress",
+    "TextReport",
+    "open_reports",
+    "register",
+    "report_json",
+]

@@ -23,12 +23,15 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract.model import Chunk, chunks_from_records
 from contract.placement import place_in_order
 from contract.registry import registry
-from contract.runner import Counterexample, InvariantResult, RunResult
+from contract.reporting.formats import MergedFile, Output, ReportFormat, register
+
+if TYPE_CHECKING:
+    from contract.runner import Counterexample, InvariantResult, RunResult
 
 #: Uninteresting lines kept around an interesting one before the rest is folded.
 CONTEXT_LINES = 1
@@ -445,3 +448,18 @@ _SCRIPT = """
   document.documentElement.dataset.geometry = bad.length ? 'mismatch:' + bad.join(',') : 'ok';
 })();
 """
+
+
+def _write(output: Output, results: Sequence[RunResult]) -> None:
+    assert output.path is not None
+    write_html(output.path, results)
+
+
+FORMAT = register(
+    ReportFormat(
+        name="html",
+        flag="--html",
+        help="write one self-contained HTML page with a picture of each violation",
+        open=lambda output: MergedFile(output, _write),
+    )
+)

@@ -7,11 +7,15 @@ Strings are written by contract.exactjson: one holding a surrogate code point is
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract import SPEC_VERSION
+from contract.reporting.formats import PER_TARGET, Output, PerTargetFile, ReportFormat, register
+from contract.reporting.formats import finished as _finished
 from contract.reproducers import truncate_chunks, write_atomic
-from contract.runner import Counterexample, Event, Finished, RunResult
+
+if TYPE_CHECKING:
+    from contract.runner import Counterexample, Event, RunResult
 
 VERSION = 1
 
@@ -68,12 +72,37 @@ def report_json(result: RunResult) -> dict[str, Any]:
     }
 
 
+def write_json(path: Path, result: RunResult) -> None:
+    """Write the JSON report of ``result`` to ``path``, whole (exact strings)."""
+    write_atomic(path, report_json(result), exact=True)
+
+
 class JsonReport:
-    """Writes the JSON report to ``path`` when the run finishes."""
+    """Writes the JSON report to ``path`` when the run finishes (one target)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, Finished):
-            write_atomic(self.path, report_json(event.result), exact=True)
+        result = _finished(event)
+        if result is not None:
+            write_json(self.path, result)
+
+    def close(self) -> None:
+        """Nothing left to write."""
+
+
+def _open(output: Output) -> PerTargetFile:
+    return PerTargetFile(output, write_json, suffix=".json")
+
+
+FORMAT = register(
+    ReportFormat(
+        name="json",
+        flag="--json",
+        help="write the JSON report (SPEC §7)",
+        open=_open,
+        merge=PER_TARGET,
+        folder_in=frozenset({"matrix"}),
+    )
+)

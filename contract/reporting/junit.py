@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import xml.etree.ElementTree as ET
-from pathlib import Path
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from contract import reproducers
+from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.reporting.text import render_violation, stop_notes
-from contract.runner import Event, Finished, RunResult
+
+if TYPE_CHECKING:
+    from contract.runner import RunResult
 
 
 def junit_tree(result: RunResult) -> ET.ElementTree:
@@ -66,17 +69,29 @@ def _safe(target: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in target).strip("_")
 
 
-class JUnitReport:
-    """Writes the JUnit XML file when the run finishes."""
+def merged_tree(results: Sequence[RunResult]) -> ET.Element:
+    """One ``<testsuites>`` holding the suite of every target."""
+    merged = ET.Element("testsuites")
+    for result in results:
+        root = junit_tree(result).getroot()
+        if root is not None:
+            merged.extend(root.findall("testsuite"))
+    ET.indent(merged)
+    return merged
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
 
-    def __call__(self, event: Event) -> None:
-        if not isinstance(event, Finished):
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-        os.close(fd)
-        junit_tree(event.result).write(temp, encoding="utf-8", xml_declaration=True)
-        os.replace(temp, self.path)
+def write_junit(output: Output, results: Sequence[RunResult]) -> None:
+    """Write every target's suite in one file, whole."""
+    assert output.path is not None
+    data = ET.tostring(merged_tree(results), encoding="utf-8", xml_declaration=True)
+    reproducers.write_bytes_atomic(output.path, data)
+
+
+FORMAT = register(
+    ReportFormat(
+        name="junit",
+        flag="--junit",
+        help="write a JUnit XML report (CI test tab)",
+        open=lambda output: MergedFile(output, write_junit),
+    )
+)

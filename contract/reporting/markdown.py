@@ -8,12 +8,16 @@ text report of that violation (rule, observed vs allowed, shrunk input, replay c
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from contract.model import plural
+from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.reporting.text import render_violation, stop_notes
-from contract.runner import Event, Finished, InvariantResult, RunResult
+
+if TYPE_CHECKING:
+    from contract.runner import InvariantResult, RunResult
 
 _ICON = {"passed": "✅ passed", "violated": "❌ **violated**", "skipped": "⏭️ skipped"}
 _CELL_CHARS = 160
@@ -98,12 +102,16 @@ def write_markdown(path: str | Path, results: Iterable[RunResult]) -> None:
     write_bytes_atomic(path, render_markdown(results).encode("utf-8"))
 
 
-class MarkdownReport:
-    """Writes the markdown summary when the run finishes."""
+def _write(output: Output, results: Sequence[RunResult]) -> None:
+    assert output.path is not None
+    write_markdown(output.path, results)
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
 
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, Finished):
-            write_markdown(self.path, [event.result])
+FORMAT = register(
+    ReportFormat(
+        name="markdown",
+        flag="--markdown",
+        help="write a markdown summary (CI page)",
+        open=lambda output: MergedFile(output, _write),
+    )
+)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 from contract.model import plural
-from contract.runner import RunResult
+
+if TYPE_CHECKING:
+    from contract.runner import RunResult
 
 _CELL = {"passed": "passed", "violated": "VIOLATED", "skipped": "skipped"}
 

@@ -8,10 +8,14 @@
 
 On a terminal (stderr is a TTY, ``TERM`` is not ``dumb`` and ``CI`` is unset) the line is
 redrawn in place at most ten times a second: the bar, done/total, the phase, the violations so
-far and the time left. Anywhere else (a CI log, a pipe) a plain line is printed at each tenth of
+far and the time left. Anywhere else (a CI log, a pipe, ``NO_COLOR`` set) a plain line is
+printed at each tenth of
 the total, at each change of phase, and at least every ``every`` seconds, so a log shows that work
 goes on without drowning in it. ``quiet=True`` shows nothing. The display never raises: progress
 must not be the reason a run fails, so a closed stream silences it.
+
+:class:`RunProgress` is the ``progress`` report format: it turns the runner's events (Started,
+Progress, RunPhase, Shrinking, Measuring, Finished) into one such display per target.
 """
 
 from __future__ import annotations
@@ -22,9 +26,13 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from contract.model import plural
+from contract.reporting.formats import ReportFormat, register
+
+if TYPE_CHECKING:
+    from contract.runner import Event, RunResult, Started
 
 #: The shortest interval between two redraws on a terminal, in seconds.
 REDRAW = 0.1
@@ -35,7 +43,7 @@ EVERY = 15.0
 def interactive(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
     """Whether ``stream`` is a terminal that a bar can be redrawn on."""
     env = os.environ if env is None else env
-    if env.get("CI") or env.get("TERM") == "dumb":
+    if env.get("CI") or env.get("NO_COLOR") or env.get("TERM") == "dumb":
         return False
     isatty = getattr(stream, "isatty", None)
     try:
@@ -80,7 +88,7 @@ class ProgressBar:
         self.budget_s, self.quiet, self.every, self.clock = budget_s, quiet, every, clock
         self.tty = interactive(self.stream) if tty is None else tty
         self.done, self.phase, self.violations = 0, "", 0
-        self.started = self.last_shown = clock()
+        self.started = self.last_shown = self.budget_from = clock()
         self._tenth = 0
         self._drawn = False
 
@@ -99,6 +107,10 @@ class ProgressBar:
         self.violations = self.violations if violations is None else violations
         if self._due(new_phase):
             self._show()
+
+    def set_budget(self, seconds: float | None) -> None:
+        """A new time budget from now (a phase's), or None: estimate from the rate."""
+        self.budget_s, self.budget_from = seconds, self.clock()
 
     def close(self, summary: str | None = None) -> None:
         """End the display: clear the bar, and print ``summary`` if given."""
@@ -136,7 +148,7 @@ class ProgressBar:
         """Seconds left: the budget's remainder, or an estimate from the rate so far."""
         elapsed = self.clock() - self.started
         if self.budget_s is not None:
-            return max(0.0, self.budget_s - elapsed)
+            return max(0.0, self.budget_s - (self.clock() - self.budget_from))
         if not self.total or self.done <= 0 or elapsed <= 0:
             return None
         return elapsed * (self.total - self.done) / self.done
@@ -184,3 +196,88 @@ class ProgressBar:
             self.stream.flush()
         except (OSError, ValueError):  # a closed pipe or stream: stop showing progress
             self.quiet = True
+
+
+class RunProgress:
+    """The progress of a command's runs, one display per target (target i of n).
+
+    Shows the examples done of those asked, the phase (``seed corpus``, ``covering schedule``,
+    ``exploring``, ``shrinking ID``, ``measuring ID``, ``fresh-interpreter rerun``), the
+    violations so far and the time left in the phase's budget; each target ends on one line.
+    """
+
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        quiet: bool = False,
+        targets: int = 1,
+        tty: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.stream, self.quiet, self.targets = stream or sys.stderr, quiet, targets
+        self.tty, self.clock = tty, clock
+        self.index = 0
+        self.bar: ProgressBar | None = None
+
+    def __call__(self, event: Event) -> None:
+        from contract import runner
+
+        if isinstance(event, runner.Started):
+            self._start(event)
+        elif self.bar is None:
+            return
+        elif isinstance(event, runner.Progress):
+            self._progress(self.bar, event.examples, len(event.violated))
+        elif isinstance(event, runner.RunPhase):
+            self._phase(self.bar, event.name, event.asked, event.budget_s)
+        elif isinstance(event, runner.Shrinking):
+            self._phase(self.bar, f"shrinking {event.invariant}", None, event.budget_s)
+        elif isinstance(event, runner.Measuring):
+            self._phase(self.bar, f"measuring {event.invariant}", None, None)
+        elif isinstance(event, runner.Finished):
+            self._finish(self.bar, event.result)
+
+    def close(self) -> None:
+        """Clear a display left open (a command stopped before its target finished)."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def _start(self, event: Started) -> None:
+        self.close()
+        self.index += 1
+        of = f" (target {self.index} of {self.targets})" if self.targets > 1 else ""
+        self.bar = ProgressBar(
+            label=f"checking {event.target}{of}", total=event.max_examples,
+            stream=self.stream, quiet=self.quiet, tty=self.tty, clock=self.clock,
+        )
+
+    @staticmethod
+    def _progress(bar: ProgressBar, done: int, violations: int) -> None:
+        if bar.total is not None and done > bar.total:
+            bar.total = done  # the replayed inputs of a parallel part count too
+        bar.update(done, violations=violations)
+
+    @staticmethod
+    def _phase(bar: ProgressBar, name: str, asked: int | None, budget_s: float | None) -> None:
+        if asked is not None:
+            bar.total = max(asked, bar.done)
+        bar.set_budget(None if budget_s is None else max(0.0, budget_s))
+        bar.update(phase=name)
+
+    def _finish(self, bar: ProgressBar, result: RunResult) -> None:
+        verdict = "passed" if result.passed else f"{plural(len(result.violated), 'violation')}"
+        if result.interrupted:
+            verdict = "interrupted"
+        bar.close(f"{plural(result.examples, 'example')} · {verdict} · {duration(result.elapsed)}")
+        self.bar = None
+
+
+FORMAT = register(
+    ReportFormat(
+        name="progress",
+        help="progress on stderr: a bar on a terminal, plain lines in a log (-q: none)",
+        open=lambda output: RunProgress(output.stream, quiet=output.quiet, targets=output.targets),
+    )
+)

@@ -21,15 +21,18 @@ import hashlib
 import inspect
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract import SPEC_VERSION
 from contract.model import escape
 from contract.registry import Invariant, registry
+from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.reproducers import write_atomic
-from contract.runner import Event, Finished, InvariantResult, RunResult
+
+if TYPE_CHECKING:
+    from contract.runner import InvariantResult, RunResult
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"
@@ -270,14 +273,16 @@ def write_sarif(path: str | Path, results: Iterable[RunResult], **options: Any) 
     write_atomic(Path(path), sarif_log(results, **options))
 
 
-class SarifReport:
-    """Writes the SARIF file when the run finishes."""
+def _write(output: Output, results: Sequence[RunResult]) -> None:
+    assert output.path is not None
+    write_sarif(output.path, results, plugins=dict(output.plugins))
 
-    def __init__(self, path: str | Path, plugin: Any = None) -> None:
-        self.path = Path(path)
-        self.plugin = plugin
 
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, Finished):
-            plugins = {event.result.target: self.plugin} if self.plugin is not None else None
-            write_sarif(self.path, [event.result], plugins=plugins)
+FORMAT = register(
+    ReportFormat(
+        name="sarif",
+        flag="--sarif",
+        help="write a SARIF 2.1.0 log (code scanning)",
+        open=lambda output: MergedFile(output, _write),
+    )
+)

@@ -13,22 +13,16 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from contract import SPEC_VERSION
 from contract.diagnosis import Diagnosis
 from contract.model import Config, escape, plural
 from contract.registry import registry
-from contract.runner import (
-    Event,
-    Finished,
-    InvariantResult,
-    Measuring,
-    Progress,
-    RunResult,
-    Shrinking,
-    Started,
-)
+from contract.reporting.formats import ReportFormat, finished, register
+
+if TYPE_CHECKING:
+    from contract.runner import Event, InvariantResult, RunResult
 
 _MAX_MESSAGES = 5
 _MAX_CHUNKS = 4
@@ -264,31 +258,19 @@ class TextReport:
         self.style = Style(enabled=wanted)
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, Finished):
-            text = render(event.result, quiet=self.quiet, style=self.style)
+        result = finished(event)
+        if result is not None:
+            text = render(result, quiet=self.quiet, style=self.style)
             print(text, file=self.stream, flush=True)
 
+    def close(self) -> None:
+        """Nothing left to print: each report was printed when its target finished."""
 
-class ProgressPrinter:
-    """Shows what a long run is doing, on stderr: start, progress, shrinking."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stderr
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, Started):
-            self._say(
-                f"checking {event.target} ({event.kind}): "
-                f"{plural(len(event.invariants), 'invariant')}, "
-                f"{plural(event.max_examples, 'example')}, seed {event.seed}"
-            )
-        elif isinstance(event, Progress) and event.examples % max(1, event.max_examples // 4) == 0:
-            found = f" · violated so far: {', '.join(event.violated)}" if event.violated else ""
-            self._say(f"  {event.examples}/{event.max_examples} examples{found}")
-        elif isinstance(event, Shrinking):
-            self._say(f"  shrinking the {event.invariant} counterexample")
-        elif isinstance(event, Measuring):
-            self._say(f"  measuring {event.invariant} on doubling documents")
-
-    def _say(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+FORMAT = register(
+    ReportFormat(
+        name="text",
+        help="the human report, on stdout (-q: the title, the violations and the verdict)",
+        open=lambda output: TextReport(output.stream, quiet=output.quiet),
+    )
+)

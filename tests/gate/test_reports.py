@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 import copy
+import html
 import json
 import os
+import re
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from contract import SPEC_VERSION, profiles
+from contract import SPEC_VERSION, profiles, runner
+from contract.cli import main
 from contract.registry import registry
+from contract.reporting import formats
 from contract.reporting import sarif as sarif_mod
 from contract.reporting.junit import junit_tree
 from contract.reporting.markdown import render_markdown, write_markdown
 from contract.reporting.sarif import sarif_log, write_sarif
-from contract.runner import RunResult, run
+from contract.runner import Finished, Progress, RunPhase, RunResult, Shrinking, Started, run
 from tests.gate import ghas_rules
-from tests.gate.conftest import HERE, ROOT, SAMPLE
+from tests.gate.conftest import HERE, ROOT, SAMPLE, run_in
 
 SCHEMA = HERE / "schemas" / "sarif-schema-2.1.0.json"
 BUGGY = f"{SAMPLE / 'chunker.py'}:split"
@@ -231,3 +236,195 @@ def test_the_official_multitool_accepts_our_sarif(
     assert _multitool(log, tmp_path) == []
     del log["runs"][0]["results"][0]["locations"]
     assert "GH1015" in _multitool(log, tmp_path)
+
+
+# --- every format of the registry on every front door: run, check, matrix, pytest -------------
+
+
+def _json_targets(path: Path, folder: bool, many: bool) -> set[str]:
+    files = sorted(path.glob("*.json")) if folder else [path]
+    if many and not folder:
+        files = sorted(path.parent.glob(f"{path.stem}.*.json"))
+    return {json.loads(f.read_text(encoding="utf-8"))["target"] for f in files}
+
+
+def _junit_targets(path: Path) -> set[str]:
+    suites = ET.parse(path).getroot().findall("testsuite")
+    return {s.get("name", "").removeprefix("chunk-contract ") for s in suites}
+
+
+def _sarif_targets(path: Path) -> set[str]:
+    log = json.loads(path.read_text(encoding="utf-8"))
+    _validate(log)
+    return {t["target"] for t in log["runs"][0]["invocations"][0]["properties"]["targets"]}
+
+
+def _markdown_targets(path: Path) -> set[str]:
+    return set(re.findall(r"^### `(.+?)`: ", path.read_text(encoding="utf-8"), re.M))
+
+
+def _html_targets(path: Path) -> set[str]:
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("<!doctype html>")
+    return {html.unescape(t) for t in re.findall(r'<section class="target"><h2>(.+?) <span', text)}
+
+
+#: How each format's file names the targets it covers. A format added to the registry without a
+#: reader here fails test_every_format_has_a_reader: each format gets a test on each front door.
+READERS = {
+    "junit": _junit_targets,
+    "sarif": _sarif_targets,
+    "markdown": _markdown_targets,
+    "html": _html_targets,
+}
+
+
+def test_every_format_has_a_reader() -> None:
+    assert set(READERS) | {"json"} == {f.name for f in formats.file_formats("run")}
+
+
+def _flags(folder: Path, command: str, prefix: str = "--") -> list[str]:
+    """Every file format's flag, each writing into ``folder`` (matrix's JSON: a folder)."""
+    out = []
+    for fmt in formats.file_formats(command):
+        name = "json-reports" if fmt.is_folder(command) else f"r.{fmt.name}"
+        out += [f"{prefix}{fmt.name}", str(folder / name)]
+    return out
+
+
+def _assert_written(folder: Path, command: str, targets: set[str]) -> None:
+    """Each format wrote one file covering ``targets`` (JSON: one per target, or one)."""
+    many = len(targets) > 1
+    for fmt in formats.file_formats(command):
+        if fmt.name == "json":
+            where = folder / ("json-reports" if fmt.is_folder(command) else "r.json")
+            assert _json_targets(where, fmt.is_folder(command), many) == targets, command
+        else:
+            assert READERS[fmt.name](folder / f"r.{fmt.name}") == targets, (command, fmt.name)
+
+
+FAST = ["--max-examples", "10", "--seed", "1"]
+
+
+def test_run_writes_every_format_merged_over_its_targets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")  # plain progress lines, whatever runs the tests
+    args = ["run", *FAST, "--no-schedule", "--no-corpus", "--skip", "scales_linearly"]
+    args += ["--reproducers", str(tmp_path / "repro")]
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.chunk-contract]\ntargets = ["{BUGGY}", "{CORRECT}"]\n', encoding="utf-8"
+    )
+    before = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert main([*args, *_flags(tmp_path, "run")]) == 1
+    finally:
+        os.chdir(before)
+    _assert_written(tmp_path, "run", {BUGGY, CORRECT})
+    out, err = capsys.readouterr()
+    assert f"chunk-contract · {BUGGY}" in out and f"chunk-contract · {CORRECT}" in out
+    assert f"checking {BUGGY} (target 1 of 2): " in err and "· exploring" in err
+    assert re.search(rf"checking {re.escape(CORRECT)} \(target 2 of 2\): \d+ examples · passed",
+                     err)
+
+
+@pytest.mark.usefixtures("canned")
+def test_run_quiet_shows_no_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "-q", CORRECT, *FAST, "--json", "r.json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and "PASSED" in out
+    assert json.loads((tmp_path / "r.json").read_text())["target"] == CORRECT
+
+
+def test_check_writes_every_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "doc.txt").write_text("a tiny text with averyveryverylongword in it\n")
+    before = os.getcwd()
+    os.chdir(tmp_path)  # check's reproducers land here
+    try:
+        code = main(["check", BUGGY, "doc.txt", "--max-size", "8", *_flags(tmp_path, "check")])
+    finally:
+        os.chdir(before)
+    assert code == 1
+    _assert_written(tmp_path, "check", {BUGGY})
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert {i["id"] for i in report["invariants"] if i["status"] == "violated"} == {"no_lost_text"}
+    assert "FAIL doc.txt" in capsys.readouterr().err
+
+
+@pytest.fixture
+def canned(
+    results: tuple[RunResult, RunResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``matrix`` runs answered by the module's two real runs, their events as the runner emits
+    them (a real matrix run is tested in tests/outofprocess/test_front_doors.py)."""
+    by_target = {r.target: r for r in results}
+
+    def run(plugin: Any, settings: Any, on_event: Any) -> RunResult:
+        result = by_target[plugin.target]
+        found = tuple(r.id for r in result.violated)
+        on_event(Started(result.target, result.kind, (), result.seed, 10))
+        on_event(RunPhase("exploring", asked=result.examples, budget_s=45.0))
+        on_event(Progress(result.examples, 10, found))
+        for rule in found:
+            on_event(Shrinking(rule, 10.0))
+        on_event(Finished(result))
+        return result
+
+    monkeypatch.setattr(runner, "run", run)
+
+
+@pytest.mark.usefixtures("canned")
+def test_matrix_writes_every_format_and_one_progress_line_per_target(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "true")  # plain lines, whatever runs the tests
+    assert main(["matrix", BUGGY, CORRECT, *FAST, *_flags(tmp_path, "matrix")]) == 1
+    _assert_written(tmp_path, "matrix", {BUGGY, CORRECT})
+    names = {p.name for p in (tmp_path / "json-reports").iterdir()}
+    assert names == {"chunker.json", "plugins-windows.json"}  # today's file names
+    out, err = capsys.readouterr()
+    assert "no_lost_text" in out and "VIOLATED" in out  # the table
+    assert re.search(rf"checking {re.escape(BUGGY)} \(target 1 of 2\): \d+ examples · "
+                     r"1 violation · \d+", err)
+    assert re.search(rf"checking {re.escape(CORRECT)} \(target 2 of 2\): \d+ examples · passed",
+                     err)
+    assert "· exploring" in err and "· shrinking no_lost_text" in err
+    assert f"____ no_lost_text · {BUGGY} ____" in err  # a failing target's text report
+
+
+@pytest.mark.usefixtures("canned")
+def test_matrix_quiet_shows_no_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["matrix", "-q", CORRECT, *FAST]) == 0
+    assert capsys.readouterr().err == ""
+
+
+#: A quick correct chunker for the pytest plugin's session (run merges several: tested above).
+QUICK = (CORRECT,)
+
+
+def test_the_pytest_plugin_writes_every_format(sample: Path) -> None:
+    """``--chunk-contract-NAME PATH`` for each format, over the session's targets."""
+    (sample / "pyproject.toml").write_text(
+        (sample / "pyproject.toml").read_text()
+        .replace('addopts = "--chunk-contract-declared ', 'addopts = "')
+    )
+    plugin = ("-m", "pytest", "-p", "contract.pytest_plugin", "-m", "chunk_contract")
+    given = _flags(sample, "pytest", prefix="--chunk-contract-")
+    targets = [arg for target in QUICK for arg in ("--chunk-contract", target)]
+    done = run_in(sample, *plugin, *targets, "--chunk-contract-max-examples", "10",
+                  "--chunk-contract-skip", "scales_linearly", *given)
+    assert done.returncode == 0, done.stdout + done.stderr
+    _assert_written(sample, "pytest", set(QUICK))
+
+
+def test_the_pytest_plugin_refuses_an_unusable_report_path(sample: Path) -> None:
+    done = run_in(sample, "-m", "pytest", "-p", "contract.pytest_plugin",
+                  "--chunk-contract-junit", str(sample))
+    assert done.returncode == 4 and "--chunk-contract-junit" in done.stderr, done.stderr
+    assert "is a directory" in done.stderr

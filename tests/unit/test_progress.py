@@ -6,7 +6,17 @@ import io
 
 import pytest
 
-from contract.reporting.progress import ProgressBar, duration, interactive
+from contract.reporting.progress import ProgressBar, RunProgress, duration, interactive
+from contract.runner import (
+    Finished,
+    InvariantResult,
+    Measuring,
+    Progress,
+    RunPhase,
+    RunResult,
+    Shrinking,
+    Started,
+)
 
 
 class Clock:
@@ -101,7 +111,7 @@ def test_an_unknown_total_counts_without_a_bar_or_estimate() -> None:
 @pytest.mark.parametrize(
     ("env", "tty", "expected"),
     [({}, True, True), ({"CI": "true"}, True, False), ({"TERM": "dumb"}, True, False),
-     ({}, False, False)],
+     ({"NO_COLOR": "1"}, True, False), ({}, False, False)],
 )
 def test_interactive_needs_a_terminal_outside_ci(
     env: dict[str, str], tty: bool, expected: bool
@@ -116,3 +126,97 @@ def test_interactive_needs_a_terminal_outside_ci(
 )
 def test_durations_read_as_people_write_them(seconds: float, text: str) -> None:
     assert duration(seconds) == text
+
+
+# --- the progress of runs, from the runner's events -------------------------------------------
+
+
+def _result(target: str, *, violated: bool = False) -> RunResult:
+    status = "violated" if violated else "passed"
+    return RunResult(target, "text", 1, 40, [InvariantResult("no_lost_text", status, 40)], 3.0)
+
+
+def _events(target: str, clock: Clock, *, violated: bool = False) -> list[object]:
+    """One run's events as the runner emits them, the clock moving between them."""
+    found = ("no_lost_text",) if violated else ()
+    return [
+        Started(target, "text", ("no_lost_text",), 1, 20),
+        RunPhase("seed corpus", asked=30, budget_s=45.0),
+        RunPhase("covering schedule", asked=40, budget_s=44.0),
+        RunPhase("exploring", asked=40, budget_s=40.0),
+        Progress(25, 20, found),
+        Progress(40, 20, found),
+        Measuring("scales_linearly"),
+        RunPhase("fresh-interpreter rerun"),
+        *([Shrinking("no_lost_text", 10.0)] if violated else []),
+        Finished(_result(target, violated=violated)),
+    ]
+
+
+def _feed(progress: RunProgress, events: list[object], clock: Clock) -> None:
+    for event in events:
+        clock.now += 1.0
+        progress(event)  # type: ignore[arg-type]
+
+
+def test_a_run_in_a_log_names_every_phase_the_violations_and_the_budget_left() -> None:
+    out, clock = io.StringIO(), Clock()
+    progress = RunProgress(out, tty=False, clock=clock)
+    _feed(progress, _events("t.py:split", clock, violated=True), clock)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "checking t.py:split: 0/30 examples · seed corpus · 45 s left"
+    assert lines[1] == "checking t.py:split: 0/40 examples · covering schedule · 44 s left"
+    assert "exploring · 40 s left" in lines[2]
+    assert any("25/40 examples · exploring · 1 violation · 39 s left" in line for line in lines)
+    assert any("· measuring scales_linearly" in line for line in lines)
+    assert any("· fresh-interpreter rerun" in line for line in lines)
+    assert any("shrinking no_lost_text · 1 violation · 10 s left" in line for line in lines)
+    assert lines[-1] == "checking t.py:split: 40 examples · 1 violation · 3 s"
+
+
+def test_several_targets_get_one_line_each_target_i_of_n_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # room for the bar, whatever terminal runs the tests
+    out, clock = io.StringIO(), Clock()
+    progress = RunProgress(out, tty=True, targets=2, clock=clock)
+    _feed(progress, _events("a.py:split", clock), clock)
+    _feed(progress, _events("b.py:split", clock, violated=True), clock)
+    progress.close()
+    text = out.getvalue()
+    assert "[####################] 40/40 examples · fresh-interpreter rerun" in text
+    assert _screen(text) == [
+        "checking a.py:split (target 1 of 2): 40 examples · passed · 3 s",
+        "checking b.py:split (target 2 of 2): 40 examples · 1 violation · 3 s",
+        "",  # the cursor, on a clean line
+    ]
+
+
+def _screen(text: str) -> list[str]:
+    """What a terminal shows after ``text``: each redraw clears its line first."""
+    return [line.rsplit("\r\x1b[2K", 1)[-1] for line in text.split("\n")]
+
+
+def test_quiet_progress_shows_nothing() -> None:
+    out, clock = io.StringIO(), Clock()
+    progress = RunProgress(out, quiet=True, tty=False, clock=clock)
+    _feed(progress, _events("t.py:split", clock, violated=True), clock)
+    progress.close()
+    assert out.getvalue() == ""
+
+
+def test_events_before_a_start_or_after_a_finish_are_ignored() -> None:
+    out, clock = io.StringIO(), Clock()
+    progress = RunProgress(out, tty=False, clock=clock)
+    progress(Progress(5, 20, ()))
+    progress(RunPhase("exploring"))
+    progress.close()
+    assert out.getvalue() == ""
+
+
+def test_a_stopped_run_clears_its_bar_on_close() -> None:
+    out, clock = io.StringIO(), Clock()
+    progress = RunProgress(out, tty=True, clock=clock)
+    _feed(progress, _events("t.py:split", clock)[:4], clock)
+    progress.close()
+    assert out.getvalue().endswith("\r\x1b[2K") and progress.bar is None
