@@ -19,9 +19,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from contract import reproducers
-from contract.database import ENV_VAR, DatabaseError, open_database
-from contract.plugins import TargetError, load
+from contract.engine import reproducers
+from contract.engine.database import ENV_VAR, DatabaseError, open_database
+from contract.engine.targets import TargetError, load
 
 #: Hypothesis's command line (HypoFuzz adds ``fuzz`` to it), from this interpreter.
 _CLI = "from hypothesis.extra.cli import main; main()"

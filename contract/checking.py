@@ -9,14 +9,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from contract import reproducers
-from contract.execution import Observation, Session
-from contract.model import Config, Violation
-from contract.plugins import Plugin, TargetError, load
-from contract.registry import registry
+from contract.engine import reproducers
+from contract.engine.runner import (
+    Counterexample,
+    InvariantResult,
+    RunResult,
+    RunSettings,
+    skip_reason,
+)
+from contract.engine.session import Observation, Session
+from contract.engine.targets import Plugin, TargetError, load
 from contract.reporting.json_report import report_json
 from contract.reporting.text import render
-from contract.runner import Counterexample, InvariantResult, RunResult, RunSettings, skip_reason
+from contract.spec.model import Config, Violation
+from contract.spec.registry import registry
 
 REPRODUCERS = Path(".chunk-contract/reproducers")
 
@@ -220,7 +226,7 @@ def replay(saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: i
 
 
 def _replay_scaling(session: Session, saved: reproducers.Reproducer, limit: float) -> int:
-    from contract import scaling
+    from contract.engine import scaling
 
     print(f"replaying scales_linearly on {saved.target}: timing doubling documents")
     found = scaling.probe(session.worker, timeout=limit)
@@ -233,8 +239,8 @@ def _replay_scaling(session: Session, saved: reproducers.Reproducer, limit: floa
 def _fresh_interpreter_differs(
     saved: reproducers.Reproducer, records: list[dict[str, Any]], limit: float
 ) -> list[Violation]:
-    """``deterministic`` across interpreters (see contract.crossrun) for one saved input."""
-    from contract import crossrun
+    """``deterministic`` across interpreters (see contract.engine.crossrun) for one saved input."""
+    from contract.engine import crossrun
 
     done = crossrun.rerun(
         saved.target, [(saved.document, saved.config)], timeout=limit, memory_mb=saved.memory_mb

@@ -9,14 +9,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from contract import errors, registry, reproducers
+from contract import errors
+from contract._legacy import current
 from contract._platform import require_posix
-from contract.database import database_spec
-from contract.engine import reaper
+from contract.engine import reaper, reproducers
+from contract.engine.database import database_spec
+from contract.engine.targets import Plugin, load
 from contract.errors import UsageError
-from contract.model import Config
-from contract.plugins import Plugin, load
 from contract.profiles import ENV_VAR, PROFILES
+from contract.spec import registry
+from contract.spec.model import Config
 
 EXIT_PASSED, EXIT_VIOLATED, EXIT_USAGE = 0, 1, 2
 
@@ -67,7 +69,7 @@ def _size(text: str) -> int:
 
 
 def _jobs(text: str) -> int:
-    from contract.parallel import jobs_from
+    from contract.engine.parallel import jobs_from
 
     try:
         return jobs_from(text)
@@ -157,12 +159,13 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--no-corpus",
         action="store_true",
-        help="do not replay the seed corpus (contract.corpus) before generating",
+        help="do not replay the seed corpus (contract.generation.corpus) before generating",
     )
     run.add_argument(
         "--no-schedule",
         action="store_true",
-        help="do not play the covering schedule (contract.strategies.schedule) before generating",
+        help="do not play the covering schedule (contract.generation.strategies.schedule) "
+        "before generating",
     )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     run.add_argument(
@@ -298,7 +301,7 @@ def _load(target: str) -> Plugin:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``run``: explore generated documents against TARGET, or the declared targets."""
-    from contract.parallel import check_jobs
+    from contract.engine.parallel import check_jobs
     from contract.project import run_command
 
     registry.select(args.only, args.skip)
@@ -311,11 +314,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_matrix(args: argparse.Namespace) -> int:
     """``matrix``: run every target, print one invariant x chunker table."""
-    from contract.database import open_database
+    from contract.engine.database import open_database
+    from contract.engine.runner import RunSettings, run
     from contract.reporting import ProgressPrinter, TextReport
     from contract.reporting.json_report import report_json
     from contract.reporting.matrix import render_matrix, short_name
-    from contract.runner import RunSettings, run
 
     plugins = [_load(target) for target in args.targets]  # every target resolves, or exit 2
     if args.json:
@@ -349,7 +352,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def _finished(result: Any) -> Any:
-    from contract.runner import Finished
+    from contract.engine.runner import Finished
 
     return Finished(result)
 
@@ -401,7 +404,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from contract.checking import replay
 
     if args.emit_pytest:
-        from contract.regression import emit_pytest
+        from contract.engine.regression import emit_pytest
 
         written = emit_pytest(reproducers.load(args.reproducer), Path(args.emit_pytest),
                               source=args.reproducer)
@@ -417,8 +420,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     if args.adapters:
-        from contract.adapters import ADAPTERS, EXTRA
-        from contract.plugins import entry_points
+        from contract.engine.targets import entry_points
+        from contract.integrations.adapters import ADAPTERS, EXTRA
 
         registered = entry_points()
         print(f"{'adapter':<28} {'library':<32} {'status':<24} target")
@@ -429,7 +432,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             print(f"{adapter.name:<28} {adapter.distribution:<32} {status:<24} {target}")
         others = sorted(set(registered) - {a.name for a in ADAPTERS})
         for name in others:
-            built_in = registered[name].value.startswith("contract.adapters.")
+            built_in = current(registered[name].value).startswith("contract.integrations.adapters.")
             library = "(built-in, out of process)" if built_in else "(third-party plugin)"
             print(f"{name:<28} {library:<32} {'registered':<24} {registered[name].value}")
         if not all(a.installed for a in ADAPTERS):

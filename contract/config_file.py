@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Any
 from contract import errors
 
 if TYPE_CHECKING:
-    from contract.plugins import Plugin
+    from contract.engine.runner import RunSettings
+    from contract.engine.targets import Plugin
     from contract.profiles import Profile
-    from contract.runner import RunSettings
 
 TABLE = "chunk-contract"
 DEFAULT_SKIP_REASON = "skipped in [tool.chunk-contract]"
@@ -93,7 +93,7 @@ class ProjectConfig:
     skip: Mapping[str, str] = field(default_factory=dict)
     budgets: Mapping[str, Any] = field(default_factory=dict)
     reproducers: Path | None = None
-    #: A shared example database (contract.database): a redis:// URL or a folder.
+    #: A shared example database (contract.engine.database): a redis:// URL or a folder.
     database: str | None = None
 
     @property
@@ -300,7 +300,7 @@ def _budgets(table: Mapping[str, Any], where: str) -> dict[str, Any]:
 
 
 def _check_ids(config: ProjectConfig, where: str) -> None:
-    from contract.registry import registry
+    from contract.spec.registry import registry
 
     known = registry()
     named = [*config.only, *config.skip]
@@ -323,7 +323,7 @@ def load_target(target: str, base: Path | None = None) -> Plugin:
     it), so ``chunk-contract replay`` works from ``base``.
     """
     from contract.engine.outofprocess import is_out_of_process, load_out_of_process
-    from contract.plugins import load
+    from contract.engine.targets import load
 
     if is_out_of_process(target):  # an exec: command runs in the folder of pyproject.toml
         return load_out_of_process(target, cwd=(base or Path.cwd()).resolve())
@@ -339,7 +339,7 @@ def load_target(target: str, base: Path | None = None) -> Plugin:
 
 def with_reasons(reasons: Mapping[str, str], listener: Any) -> Any:
     """A listener that puts the declared skip reasons into the result, then calls ``listener``."""
-    from contract.runner import Finished
+    from contract.engine.runner import Finished
 
     def forward(event: Any) -> None:
         if isinstance(event, Finished):

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from contract.errors import UsageError
 
 if TYPE_CHECKING:
-    from contract.runner import RunSettings
+    from contract.engine.runner import RunSettings
 
 ENV_VAR = "CHUNK_CONTRACT_PROFILE"
 
@@ -150,9 +150,9 @@ def build(
 
     With ``replay_failures`` (the default) the reproducer folder doubles as the failure
     database, unless ``database`` is given: the failures one run saved are replayed first by
-    the next (see contract.database).
+    the next (see contract.engine.database).
     """
-    from contract.runner import RunSettings
+    from contract.engine.runner import RunSettings
 
     unknown = set(explicit) - set(FIELDS)
     if unknown:

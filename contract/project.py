@@ -18,11 +18,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from contract import config_file, profiles, reproducers
+from contract import config_file, profiles
 from contract.config_file import ConfigError, ProjectConfig, TargetEntry
-from contract.database import ENV_VAR as DATABASE_ENV
-from contract.database import open_database
-from contract.plugins import Plugin
+from contract.engine import reproducers
+from contract.engine.database import ENV_VAR as DATABASE_ENV
+from contract.engine.database import open_database
+from contract.engine.targets import Plugin
 
 
 def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -104,12 +105,12 @@ def _report_paths(args: argparse.Namespace) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the planned targets, print the text reports, write the requested files."""
+    from contract.engine.runner import run
     from contract.reporting import JsonReport, ProgressPrinter, TextReport
     from contract.reporting.junit import junit_tree
     from contract.reporting.markdown import write_markdown
     from contract.reporting.matrix import short_name
     from contract.reporting.sarif import write_sarif
-    from contract.runner import run
 
     jobs = plan(args)
     _report_paths(args)
@@ -126,7 +127,7 @@ def run_command(args: argparse.Namespace) -> int:
             listeners.append(JsonReport(path))
         emit = config_file.with_reasons(reasons, lambda e, ls=listeners: [f(e) for f in ls])
         if getattr(args, "jobs", 1) > 1:
-            from contract.parallel import run_parallel
+            from contract.engine.parallel import run_parallel
 
             results.append(run_parallel(plugin, settings, args.jobs, on_event=emit))
         else:

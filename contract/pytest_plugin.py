@@ -34,8 +34,8 @@ import pytest
 from contract.profiles import ENV_VAR, PROFILES
 
 if TYPE_CHECKING:
-    from contract.plugins import Plugin
-    from contract.runner import RunSettings
+    from contract.engine.runner import RunSettings
+    from contract.engine.targets import Plugin
 
 MARKER = "chunk_contract"
 PREFIX = "chunk-contract"
@@ -177,7 +177,7 @@ def pytest_collection_modifyitems(
     if not targets and not config.getoption("chunk_contract_declared"):
         return
     from contract import profiles, testing
-    from contract.registry import select
+    from contract.spec.registry import select
 
     project = testing.project_config(config.rootpath)
     if config.getoption("chunk_contract_declared"):

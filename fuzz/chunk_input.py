@@ -34,7 +34,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:  # so ``contract`` imports from a checkout without installing
     sys.path.append(str(_ROOT))
 
-from contract.model import Config  # noqa: E402
+from contract.spec.model import Config  # noqa: E402
 
 #: Format marker of the decoding; bump it if the tables or the layout ever change.
 FORMAT = 1

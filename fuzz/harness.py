@@ -13,7 +13,7 @@ in its own process, so the isolated worker that ``chunk-contract run`` uses woul
 The target's own modules (everything loading the target imported) are instrumented with
 ``atheris.instrument_func``; the contract's checks are not, so the search is steered by the
 chunker's branches, not by ours. The invariants are the same code ``run`` uses: a
-``contract.execution.Session`` on an in-process transport (``InProcessTransport``, the same
+``contract.engine.session.Session`` on an in-process transport (``InProcessTransport``, the same
 typed requests and checked replies as the fork worker), so config rules, ``no_crash``, reruns
 for ``deterministic`` and token counts behave exactly as in a run. What the in-process run
 cannot survive is left to libFuzzer: ``-timeout`` (a hang, even inside C code or in an
@@ -65,13 +65,13 @@ if str(HERE) not in sys.path:  # the sibling chunk_input module (it puts the che
 
 from chunk_input import FuzzCase, decode  # noqa: E402
 
-from contract import reproducers  # noqa: E402
+from contract.engine import reproducers  # noqa: E402
+from contract.engine.session import Session  # noqa: E402
+from contract.engine.targets import Plugin, TargetError  # noqa: E402
+from contract.engine.targets import load_here as load  # noqa: E402  (fuzzing runs the plugin in-process)
 from contract.engine.transport import InProcessTransport  # noqa: E402
-from contract.execution import Session  # noqa: E402
-from contract.model import Violation, escape  # noqa: E402
-from contract.plugins import Plugin, TargetError  # noqa: E402
-from contract.plugins import load_here as load  # noqa: E402  (fuzzing runs the plugin in-process)
-from contract.registry import registry  # noqa: E402
+from contract.spec.model import Violation, escape  # noqa: E402
+from contract.spec.registry import registry  # noqa: E402
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 ATHERIS_MISSING = (
@@ -203,7 +203,7 @@ def load_instrumented(target: str) -> tuple[Plugin, int]:
 
     atheris = require_atheris()
     registry()  # imports every invariant (and what they use) before the snapshot below
-    import contract.placement  # noqa: F401
+    import contract.spec.placement  # noqa: F401
 
     before = set(sys.modules)
     plugin = load(target)
@@ -300,7 +300,7 @@ def convert(
     Returns one Finding per violated invariant (minus ``skip``), each with its reproducer; or
     one unconfirmed Finding (no reproducer) if the worker does not see the failure again.
     """
-    from contract.minimize import minimize
+    from contract.engine.minimize import minimize
 
     kind = artifact_kind(artifact)
     case = decode(artifact.read_bytes())
@@ -890,7 +890,7 @@ def _ids(text: str) -> list[str]:
 
 def _selected(args: argparse.Namespace) -> list[str]:
     """The invariants chosen by --only / --skip (all by default); KeyError for unknown ids."""
-    from contract.registry import select
+    from contract.spec.registry import select
 
     return select(_ids(args.only), _ids(args.skip))
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from contract.model import Chunk, Config, chunks_from_records
+from contract.spec.model import Chunk, Config, chunks_from_records
 
 __all__ = ["Diagnosis", "Pattern", "Probe", "diagnose", "pattern", "patterns"]
 

@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterator
 
 from contract.diagnosis import Probe, pattern
-from contract.invariants.markdown import _fenced_ranges
-from contract.model import Chunk, Config
+from contract.spec.invariants.markdown import _fenced_ranges
+from contract.spec.model import Chunk, Config
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -434,7 +434,7 @@ def fence_lookalike(probe: Probe) -> str | None:
 
 def _family_of(document: object) -> str | None:
     """The scaling family whose document at this size is ``document`` (None: no family)."""
-    from contract.scaling import FAMILIES
+    from contract.engine.scaling import FAMILIES
 
     if not isinstance(document, str) or not document:
         return None
@@ -451,7 +451,7 @@ def _family_of(document: object) -> str | None:
     "(no text.find from 0, no text[pos:] copies, no prefix recounting per chunk)",
 )
 def superlinear_growth(probe: Probe) -> str | None:
-    from contract import scaling
+    from contract.engine import scaling
 
     family, worker = _family_of(probe.document), getattr(probe.session, "worker", None)
     if family is None or worker is None:

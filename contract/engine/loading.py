@@ -1,12 +1,12 @@
 """Loading a plugin in its worker: the host never imports, instantiates or inspects it.
 
-:func:`plugin_setup` is the ``setup`` of a plugin's worker (:class:`contract.worker.Worker`):
+:func:`plugin_setup` is the ``setup`` of a plugin's worker (:class:`contract.engine.worker.Worker`):
 in each new child it resolves the plugin (a target string is imported there; an API object is
 inherited through the fork), reads its declarations, and says hello with them as plain data.
 :func:`load_in_worker` runs that once in a short-lived worker and turns the hello into a
-:class:`~contract.plugins.Plugin` that holds only the target and validated declarations; any
+:class:`~contract.engine.targets.Plugin` that holds only the target and validated declarations; any
 failure (an import that hangs, exits, crashes, raises, or declarations that are wrong) is a
-:class:`~contract.plugins.TargetError` that says what happened.
+:class:`~contract.engine.targets.TargetError` that says what happened.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from contract.model import Declarations
-from contract.plugins import (
+from contract.engine.targets import (
     Plugin,
     TargetError,
     load_here,
     load_timeout,
     plugin_source,
 )
-from contract.worker import Outcome, Setup, Task, Worker
+from contract.engine.worker import Outcome, Setup, Task, Worker
+from contract.spec.model import Declarations
 
 _DECLARATION_KEYS = frozenset(("kind", "unit", "newlines", "promises", "has_count_tokens"))
 
@@ -68,13 +68,13 @@ def _resolve(source: Any, name: str | None) -> Plugin:
         return source
     if isinstance(source, str) or name is None:
         return load_here(source)
-    from contract.plugins import from_object
+    from contract.engine.targets import from_object
 
     return from_object(source, name=name)
 
 
 def _serve(plugin: Plugin) -> Task:
-    from contract.execution import serve
+    from contract.engine.session import serve
 
     return serve(plugin)
 

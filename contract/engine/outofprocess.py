@@ -30,8 +30,8 @@ from contract.engine.messages import (
     Request,
     Split,
 )
-from contract.model import Declarations
-from contract.worker import Outcome
+from contract.engine.worker import Outcome
+from contract.spec.model import Declarations
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _PREFIXES = ("exec:", "http://", "https://")
@@ -53,7 +53,7 @@ def load_out_of_process(target: str, *, name: str | None = None, timeout: float 
                         memory_mb: int | None = 1024, cwd: str | Path | None = None) -> Any:
     """A Plugin for an out-of-process target: started once for its handshake (a missing or
     malformed one is a TargetError naming the target), then stopped."""
-    from contract.plugins import Plugin, load_timeout
+    from contract.engine.targets import Plugin, load_timeout
 
     limit = load_timeout(timeout)
     with OutOfProcessTransport(target, timeout=limit, memory_mb=memory_mb, cwd=cwd,

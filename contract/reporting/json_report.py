@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from contract import SPEC_VERSION
-from contract.reproducers import truncate_chunks, write_atomic
-from contract.runner import Counterexample, Event, Finished, RunResult
+from contract.engine.reproducers import truncate_chunks, write_atomic
+from contract.engine.runner import Counterexample, Event, Finished, RunResult
 
 VERSION = 1
 

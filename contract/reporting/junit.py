@@ -7,8 +7,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from contract.engine.runner import Event, Finished, RunResult
 from contract.reporting.text import render_violation, stop_notes
-from contract.runner import Event, Finished, RunResult
 
 
 def junit_tree(result: RunResult) -> ET.ElementTree:

@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from contract.model import plural
+from contract.engine.runner import Event, Finished, InvariantResult, RunResult
 from contract.reporting.text import render_violation, stop_notes
-from contract.runner import Event, Finished, InvariantResult, RunResult
+from contract.spec.model import plural
 
 _ICON = {"passed": "✅ passed", "violated": "❌ **violated**", "skipped": "⏭️ skipped"}
 _CELL_CHARS = 160
@@ -93,7 +93,7 @@ def _target(result: RunResult) -> list[str]:
 
 def write_markdown(path: str | Path, results: Iterable[RunResult]) -> None:
     """Write the summary to ``path`` (a temporary file, then a rename)."""
-    from contract.reproducers import write_bytes_atomic
+    from contract.engine.reproducers import write_bytes_atomic
 
     write_bytes_atomic(path, render_markdown(results).encode("utf-8"))
 

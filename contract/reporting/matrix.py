@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from contract.model import plural
-from contract.runner import RunResult
+from contract.engine.runner import RunResult
+from contract.spec.model import plural
 
 _CELL = {"passed": "passed", "violated": "VIOLATED", "skipped": "skipped"}
 

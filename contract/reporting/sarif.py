@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from contract import SPEC_VERSION
-from contract.model import escape
-from contract.registry import Invariant, registry
-from contract.reproducers import write_atomic
-from contract.runner import Event, Finished, InvariantResult, RunResult
+from contract.engine.reproducers import write_atomic
+from contract.engine.runner import Event, Finished, InvariantResult, RunResult
+from contract.spec.model import escape
+from contract.spec.registry import Invariant, registry
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"

@@ -17,9 +17,7 @@ from typing import Any, TextIO
 
 from contract import SPEC_VERSION
 from contract.diagnosis import Diagnosis
-from contract.model import Config, escape, plural
-from contract.registry import registry
-from contract.runner import (
+from contract.engine.runner import (
     Event,
     Finished,
     InvariantResult,
@@ -29,6 +27,8 @@ from contract.runner import (
     Shrinking,
     Started,
 )
+from contract.spec.model import Config, escape, plural
+from contract.spec.registry import registry
 
 _MAX_MESSAGES = 5
 _MAX_CHUNKS = 4

@@ -24,9 +24,10 @@ if str(FUZZ) not in sys.path:
 import chunk_input  # noqa: E402
 import harness  # noqa: E402
 
-from contract import cli, reproducers  # noqa: E402
-from contract.model import Config  # noqa: E402
-from contract.plugins import load  # noqa: E402
+from contract import cli  # noqa: E402
+from contract.engine import reproducers  # noqa: E402
+from contract.engine.targets import load  # noqa: E402
+from contract.spec.model import Config  # noqa: E402
 
 PLUGINS = ROOT / "tests" / "cli" / "plugins.py"
 WORDS_ONLY = f"{PLUGINS}:words_only"

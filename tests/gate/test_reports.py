@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from contract import SPEC_VERSION, profiles
-from contract.registry import registry
+from contract.engine.runner import RunResult, run
 from contract.reporting import sarif as sarif_mod
 from contract.reporting.junit import junit_tree
 from contract.reporting.markdown import render_markdown, write_markdown
 from contract.reporting.sarif import sarif_log, write_sarif
-from contract.runner import RunResult, run
+from contract.spec.registry import registry
 from tests.gate import ghas_rules
 from tests.gate.conftest import HERE, ROOT, SAMPLE
 
