@@ -14,6 +14,7 @@ Writing a new invariant: decorate a function ``(case: Case) -> Iterator[Violatio
 from typing import TYPE_CHECKING, Any
 
 from contract import _legacy
+from contract.engine.results import RunResult, RunSettings
 from contract.engine.targets import Plugin, TargetError, load
 from contract.spec.model import Case, Chunk, Config, Violation
 from contract.spec.registry import invariant
@@ -25,23 +26,21 @@ _legacy.install()  # the old import paths (contract.runner, contract.adapters, .
 SPEC_VERSION = "1.1"
 
 if TYPE_CHECKING:
-    from contract.engine.runner import RunResult, RunSettings, run
+    from contract.engine.runner import run
     from contract.engine.verify import check
-
-#: Imported on first use, so that ``import contract.<anything>`` (the pytest plugin, the
-#: profiles) does not import Hypothesis.
-_LAZY = {"RunResult", "RunSettings", "run"}
 
 
 def __getattr__(name: str) -> Any:
+    """``run`` and ``check``, imported on first use: they import Hypothesis, and
+    ``import contract.<anything>`` (the pytest plugin, the reporters) must not."""
     if name == "check":
-        from contract.engine.verify import check
+        from contract.engine.verify import check  # lazy: Hypothesis
 
         return check
-    if name in _LAZY:
-        from contract.engine import runner
+    if name == "run":
+        from contract.engine.runner import run  # lazy: Hypothesis
 
-        return getattr(runner, name)
+        return run
     raise AttributeError(f"module 'contract' has no attribute {name!r}")
 
 

@@ -82,7 +82,8 @@ def property_test(
     chosen = _chosen(only, skip)
     if max_length < 1 or timeout <= 0:
         raise ValueError(f"max_length and timeout must be positive, got {max_length}, {timeout}")
-    from contract.engine.runner import RunSettings, cases_for
+    from contract.engine.results import RunSettings
+    from contract.engine.runner import cases_for
 
     strategy = cases_for(plugin, RunSettings(max_length=max_length))
     key = (plugin.target, timeout, memory_mb, chosen)

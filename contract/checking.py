@@ -10,13 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from contract.engine import reproducers
-from contract.engine.runner import (
-    Counterexample,
-    InvariantResult,
-    RunResult,
-    RunSettings,
-    skip_reason,
-)
+from contract.engine.results import Counterexample, InvariantResult, RunResult, RunSettings
+from contract.engine.runner import skip_reason
 from contract.engine.session import Observation, Session
 from contract.engine.targets import Plugin, TargetError, load
 from contract.reporting.json_report import report_json

@@ -315,7 +315,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_matrix(args: argparse.Namespace) -> int:
     """``matrix``: run every target, print one invariant x chunker table."""
     from contract.engine.database import open_database
-    from contract.engine.runner import RunSettings, run
+    from contract.engine.results import RunSettings
+    from contract.engine.runner import run
     from contract.reporting import ProgressPrinter, TextReport
     from contract.reporting.json_report import report_json
     from contract.reporting.matrix import render_matrix, short_name
@@ -352,7 +353,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def _finished(result: Any) -> Any:
-    from contract.engine.runner import Finished
+    from contract.engine.events import Finished
 
     return Finished(result)
 

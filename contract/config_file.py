@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from contract import errors
 
 if TYPE_CHECKING:
-    from contract.engine.runner import RunSettings
+    from contract.engine.results import RunSettings
     from contract.engine.targets import Plugin
     from contract.profiles import Profile
 
@@ -120,30 +120,12 @@ class ProjectConfig:
         overrides: Mapping[str, Any] | None = None,
         profile_explicit: bool = False,
     ) -> RunSettings:
-        """RunSettings for ``entry``; the one place settings are layered (README, Profiles).
+        """RunSettings for ``entry`` under ``profile``: see :func:`contract.settings.layer`."""
+        from contract import settings  # lazy: this module imports only the standard library
 
-        Lowest first: the built-in defaults, the profile, the table, the entry, ``overrides``
-        (explicit values: flags, the environment, keyword arguments; None means "not given").
-        A profile chosen explicitly (a flag or $CHUNK_CONTRACT_PROFILE: ``profile_explicit``)
-        goes above the table and the entry instead, so ``--profile nightly`` gets the nightly
-        budget even when the table sets max-examples. ``only`` replaces the declared selection;
-        ``skip`` adds to it.
-        """
-        from contract import profiles
-
-        given = {k: v for k, v in (overrides or {}).items() if v is not None and v != ()}
-        values: dict[str, Any] = {**self.budgets, **entry.budgets}
-        if profile is not None and profile_explicit:
-            for key in profiles.BUDGET_FIELDS:
-                values.pop(key, None)
-        only = given.pop("only", None) or entry.only or self.only
-        skip = (*self.skip_reasons(entry), *given.pop("skip", ()))
-        values.update(given)
-        if self.reproducers is not None:
-            values.setdefault("reproducers", self.reproducers)
-        if self.database is not None:
-            values.setdefault("example_database", self.database)
-        return profiles.build(profile, only=tuple(only), skip=skip, **values)
+        return settings.layer(
+            self, entry, profile, overrides=overrides, profile_explicit=profile_explicit
+        )
 
 
 def find(start: Path | None = None) -> ProjectConfig:
@@ -339,7 +321,7 @@ def load_target(target: str, base: Path | None = None) -> Plugin:
 
 def with_reasons(reasons: Mapping[str, str], listener: Any) -> Any:
     """A listener that puts the declared skip reasons into the result, then calls ``listener``."""
-    from contract.engine.runner import Finished
+    from contract.engine.events import Finished
 
     def forward(event: Any) -> None:
         if isinstance(event, Finished):

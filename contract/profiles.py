@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from contract.errors import UsageError
 
 if TYPE_CHECKING:
-    from contract.engine.runner import RunSettings
+    from contract.engine.results import RunSettings
 
 ENV_VAR = "CHUNK_CONTRACT_PROFILE"
 
@@ -152,7 +152,7 @@ def build(
     database, unless ``database`` is given: the failures one run saved are replayed first by
     the next (see contract.engine.database).
     """
-    from contract.engine.runner import RunSettings
+    from contract.engine.results import RunSettings
 
     unknown = set(explicit) - set(FIELDS)
     if unknown:

@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from contract import config_file, profiles
+from contract import config_file
+from contract import settings as run_settings
 from contract.config_file import ConfigError, ProjectConfig, TargetEntry
 from contract.engine import reproducers
-from contract.engine.database import ENV_VAR as DATABASE_ENV
 from contract.engine.database import open_database
 from contract.engine.targets import Plugin
 
@@ -63,17 +63,15 @@ def resolve(
     project: ProjectConfig,
     environ: Mapping[str, str],
 ) -> list[tuple[Plugin, Any, dict[str, str]]]:
-    """The targets to run with their settings, from plain values: flag > environment >
-    ``[tool.chunk-contract]`` > profile > default (an explicit profile above the table)."""
+    """The targets to run with their settings, from plain values (:mod:`contract.settings`:
+    flag > environment > ``[tool.chunk-contract]`` > profile > default)."""
     entries, base = _entries(target, project)
-    chosen, explicit = profiles.chosen(profile, project.profile, environ)
-    given = dict(flags)
-    if not given.get("example_database"):
-        given["example_database"] = environ.get(DATABASE_ENV) or None
     jobs = []
     for entry in entries:
+        settings = run_settings.resolve(
+            flags=flags, environ=environ, project=project, entry=entry, profile=profile
+        )
         plugin = config_file.load_target(entry.target, base)
-        settings = project.settings(entry, chosen, overrides=given, profile_explicit=explicit)
         if settings.example_database:
             open_database(settings.example_database)  # a bad spec is a usage error, up front
         if settings.reproducers is not None:

@@ -34,7 +34,7 @@ import pytest
 from contract.profiles import ENV_VAR, PROFILES
 
 if TYPE_CHECKING:
-    from contract.engine.runner import RunSettings
+    from contract.engine.results import RunSettings
     from contract.engine.targets import Plugin
 
 MARKER = "chunk_contract"

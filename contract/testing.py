@@ -39,7 +39,7 @@ from contract.config_file import ProjectConfig, TargetEntry
 from contract.engine.targets import Plugin, load
 
 if TYPE_CHECKING:
-    from contract.engine.runner import InvariantResult, RunResult, RunSettings
+    from contract.engine.results import InvariantResult, RunResult, RunSettings
 
 __all__ = [
     "applicable_ids",

@@ -31,17 +31,9 @@ from multiprocessing import get_context
 from typing import Any
 
 from contract.engine import reaper
-from contract.engine.runner import (
-    Event,
-    Finished,
-    InvariantResult,
-    Listener,
-    Progress,
-    RunResult,
-    RunSettings,
-    Started,
-    run,
-)
+from contract.engine.events import Event, Finished, Listener, Progress, Started
+from contract.engine.results import InvariantResult, RunResult, RunSettings
+from contract.engine.runner import run
 from contract.engine.targets import Plugin, load
 from contract.spec.registry import registry, select
 

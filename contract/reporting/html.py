@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contract.engine.runner import Counterexample, InvariantResult, RunResult
+from contract.engine.results import Counterexample, InvariantResult, RunResult
 from contract.spec.model import Chunk, chunks_from_records
 from contract.spec.placement import place_in_order
 from contract.spec.registry import registry

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from contract import SPEC_VERSION
+from contract.engine.events import Event, Finished
 from contract.engine.reproducers import truncate_chunks, write_atomic
-from contract.engine.runner import Counterexample, Event, Finished, RunResult
+from contract.engine.results import Counterexample, RunResult
 
 VERSION = 1
 

@@ -7,7 +7,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from contract.engine.runner import Event, Finished, RunResult
+from contract.engine.events import Event, Finished
+from contract.engine.results import RunResult
 from contract.reporting.text import render_violation, stop_notes
 
 

@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from contract.engine.runner import Event, Finished, InvariantResult, RunResult
+from contract.engine.events import Event, Finished
+from contract.engine.results import InvariantResult, RunResult
 from contract.reporting.text import render_violation, stop_notes
 from contract.spec.model import plural
 

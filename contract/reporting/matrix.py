@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from contract.engine.runner import RunResult
+from contract.engine.results import RunResult
 from contract.spec.model import plural
 
 _CELL = {"passed": "passed", "violated": "VIOLATED", "skipped": "skipped"}

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from contract import SPEC_VERSION
+from contract.engine.events import Event, Finished
 from contract.engine.reproducers import write_atomic
-from contract.engine.runner import Event, Finished, InvariantResult, RunResult
+from contract.engine.results import InvariantResult, RunResult
 from contract.spec.model import escape
 from contract.spec.registry import Invariant, registry
 

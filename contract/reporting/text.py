@@ -17,16 +17,8 @@ from typing import Any, TextIO
 
 from contract import SPEC_VERSION
 from contract.diagnosis import Diagnosis
-from contract.engine.runner import (
-    Event,
-    Finished,
-    InvariantResult,
-    Measuring,
-    Progress,
-    RunResult,
-    Shrinking,
-    Started,
-)
+from contract.engine.events import Event, Finished, Measuring, Progress, Shrinking, Started
+from contract.engine.results import InvariantResult, RunResult
 from contract.spec.model import Config, escape, plural
 from contract.spec.registry import registry
 

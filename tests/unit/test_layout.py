@@ -101,12 +101,14 @@ def test_old_entry_point_strings_and_module_targets_load(monkeypatch: pytest.Mon
 
 
 def test_pickles_made_under_old_paths_load() -> None:
-    from contract.engine.runner import RunSettings
+    """A RunSettings pickled before the move names ``contract.runner``: it still loads."""
+    from contract.engine.results import RunSettings
 
     old = next(k for k, v in MOVED.items() if v == "contract.engine.runner")
     data = pickle.dumps(RunSettings(max_examples=7), protocol=0)
-    assert b"contract.engine.runner" in data
-    assert pickle.loads(data.replace(b"contract.engine.runner", old.encode())).max_examples == 7
+    assert b"contract.engine.results" in data
+    before = data.replace(b"contract.engine.results", old.encode())
+    assert pickle.loads(before) == RunSettings(max_examples=7)
 
 
 @pytest.mark.parametrize("moved", [False, True])
@@ -184,6 +186,39 @@ def test_relayout_rewrites_paths_in_prose() -> None:
         "npm ci --prefix contract/integrations/adapters/js; see contract/engine/runner.py and "
         "contract/cli.py"
     )
+
+
+#: Modules that must load without Hypothesis (reporters, result types, the pytest plugin).
+LIGHT = [
+    "contract.reporting",
+    *(f"contract.reporting.{p.stem}" for p in sorted((PACKAGE / "reporting").glob("[!_]*.py"))),
+    "contract.engine.results",
+    "contract.engine.events",
+    "contract.settings",
+    "contract.pytest_plugin",
+]
+
+
+@pytest.mark.parametrize("module", LIGHT)
+def test_module_loads_no_hypothesis(module: str) -> None:
+    code = (
+        f"import sys, {module}\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('hypothesis'))\n"
+        "assert not loaded, loaded[:5]\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_hypothesis_check_catches_a_module_that_loads_it() -> None:
+    code = (
+        "import sys, contract.engine.runner\n"
+        "assert not any(m.startswith('hypothesis') for m in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
+    assert done.returncode != 0
 
 
 # --- the import graph -------------------------------------------------------------------------

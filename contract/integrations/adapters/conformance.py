@@ -51,7 +51,8 @@ _WORKBOOK_ONLY = ("tight_range", "cells_covered")
 def run_one(name: str, out: str, max_examples: int, seed: int, timeout: float) -> dict[str, Any]:
     """Run the contract on one adapter and write ``out/NAME.json``; returns a summary."""
     from contract.engine.reproducers import write_atomic
-    from contract.engine.runner import RunSettings, run
+    from contract.engine.results import RunSettings
+    from contract.engine.runner import run
     from contract.engine.targets import TargetError, load
     from contract.reporting.json_report import report_json
 

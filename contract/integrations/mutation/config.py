@@ -64,7 +64,7 @@ class Budget:
 
     def run_settings(self, *, skip: tuple[str, ...] = ()) -> Any:
         """The RunSettings of this budget (``skip`` adds to the budget's own)."""
-        from contract.engine.runner import RunSettings
+        from contract.engine.results import RunSettings
 
         return RunSettings(
             max_examples=self.max_examples, seed=self.seed, timeout=self.timeout,

@@ -77,7 +77,8 @@ def _compare(name: str, target: str, examples: int, max_length: int, seed_value:
     """How many cases were compared on ``target``, and the first that differed (if any)."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
-    from contract.engine.runner import RunSettings, cases_for
+    from contract.engine.results import RunSettings
+    from contract.engine.runner import cases_for
     from contract.engine.targets import load_here as load  # the suite calls the plugin itself
     from contract.engine.worker import Worker
     from contract.integrations.mutation.suite import stabilize_generation

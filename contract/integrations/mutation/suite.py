@@ -173,7 +173,7 @@ def _stop_on_new_violation(expected: frozenset[str]) -> Callable[[Any], None]:
     The exception propagates out of :func:`contract.engine.runner.run` (the worker is closed on the
     way), so a killed mutant is never shrunk.
     """
-    from contract.engine.runner import Progress, Shrinking
+    from contract.engine.events import Progress, Shrinking
 
     def listen(event: Any) -> None:
         if isinstance(event, Progress):
