@@ -17,9 +17,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contract.engine import session as execution
+from contract.engine.loading import load
 from contract.engine.runner import RunSettings, run
 from contract.engine.session import Session
-from contract.engine.targets import load
 from contract.engine.transport import InProcessTransport
 from contract.spec.model import Config
 from contract.spec.registry import registry

@@ -49,8 +49,8 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings  # n
 from hypothesis import strategies as st  # noqa: E402
 
 from contract.engine import scaling  # noqa: E402
+from contract.engine.loading import load  # noqa: E402
 from contract.engine.session import Session  # noqa: E402
-from contract.engine.targets import load  # noqa: E402
 from contract.generation import strategies  # noqa: E402
 from contract.generation.corpus import corpus_for  # noqa: E402
 from contract.integrations.mutation.suite import stabilize_generation  # noqa: E402

@@ -33,8 +33,9 @@ from hypothesis import HealthCheck, given, settings
 
 from contract.engine import procs
 from contract.engine.exec_child import ExecChild
+from contract.engine.loading import load
 from contract.engine.session import Session
-from contract.engine.targets import Plugin, load
+from contract.engine.targets import Plugin
 from contract.generation import strategies
 from contract.spec.model import Config, normalise_chunks
 from contract.spec.registry import registry

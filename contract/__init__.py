@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from contract import _legacy
 from contract.engine.results import RunResult, RunSettings
-from contract.engine.targets import Plugin, TargetError, load
+from contract.engine.targets import Plugin, TargetError
 from contract.spec.model import Case, Chunk, Config, Violation
 from contract.spec.registry import invariant
 
@@ -26,17 +26,22 @@ _legacy.install()  # the old import paths (contract.runner, contract.adapters, .
 SPEC_VERSION = "1.1"
 
 if TYPE_CHECKING:
+    from contract.engine.loading import load
     from contract.engine.runner import run
     from contract.engine.verify import check
 
 
 def __getattr__(name: str) -> Any:
-    """``run`` and ``check``, imported on first use: they import Hypothesis, and
-    ``import contract.<anything>`` (the pytest plugin, the reporters) must not."""
+    """``run``, ``check`` and ``load``, imported on first use: the first two import
+    Hypothesis, and ``import contract.<anything>`` (the pytest plugin, the reporters) must not."""
     if name == "check":
         from contract.engine.verify import check  # lazy: Hypothesis
 
         return check
+    if name == "load":
+        from contract.engine.loading import load  # lazy: it imports the worker machinery
+
+        return load
     if name == "run":
         from contract.engine.runner import run  # lazy: Hypothesis
 

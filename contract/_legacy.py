@@ -19,7 +19,7 @@ import sys
 import types
 from collections.abc import Sequence
 
-__all__ = ["MOVED", "LegacyFinder", "current", "install", "new_name"]
+__all__ = ["MOVED", "LegacyFinder", "current", "install", "new_name", "old_name"]
 
 #: Every module or package that moved: old dotted name -> new dotted name.
 MOVED: dict[str, str] = {
@@ -70,6 +70,31 @@ def current(reference: str) -> str:
     return (new_name(module) or module) + colon + attr
 
 
+def _alias_loaded(package: str) -> None:
+    """Give every imported submodule of the moved ``package`` its old name in sys.modules.
+
+    The import system binds a submodule as an attribute of its parent after loading it; for
+    an old name, that would rebind the real package's attribute (``strategies.cases`` is a
+    function that its ``__init__`` imports over the ``cases`` module). A name already in
+    sys.modules is returned before that binding, so the package's loaded submodules get their
+    old names up front. Submodules imported later were never rebound by the ``__init__``.
+    """
+    prefix = package + "."
+    for name, module in list(sys.modules.items()):
+        if name.startswith(prefix):
+            old = old_name(name)
+            if old is not None:
+                sys.modules.setdefault(old, module)
+
+
+def old_name(name: str) -> str | None:
+    """The old dotted name of the moved module ``name`` (inverse of :func:`new_name`)."""
+    for old, new in MOVED.items():
+        if name == new or name.startswith(new + "."):
+            return old + name[len(new) :]
+    return None
+
+
 class _AliasLoader(importlib.abc.Loader):
     """Loads an old name as the module already imported (or now imported) under its new name."""
 
@@ -85,8 +110,11 @@ class _AliasLoader(importlib.abc.Loader):
         return module
 
     def exec_module(self, module: types.ModuleType) -> None:
-        """Nothing to run; undo the import system's relabelling of the real module's spec."""
+        """Nothing to run; undo the import system's relabelling of the real module's spec, and
+        alias the package's submodules already imported (see :func:`_alias_loaded`)."""
         module.__spec__ = self.saved
+        if self.real.submodule_search_locations is not None:
+            _alias_loaded(module.__spec__.name if module.__spec__ else self.new)
 
     def get_code(self, fullname: str) -> types.CodeType | None:
         """The real module's code, for ``python -m OLD.NAME`` (runpy asks the loader)."""

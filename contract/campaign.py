@@ -40,8 +40,9 @@ from hypothesis import HealthCheck, example, given, settings
 
 from contract.engine import reproducers
 from contract.engine.database import ENV_VAR, SharedDatabase, open_database
+from contract.engine.loading import load
 from contract.engine.session import Observation, Session
-from contract.engine.targets import Plugin, load
+from contract.engine.targets import Plugin
 from contract.generation.corpus import corpus_for
 from contract.spec.model import Config
 from contract.spec.registry import select

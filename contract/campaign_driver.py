@@ -21,7 +21,8 @@ from pathlib import Path
 
 from contract.engine import reproducers
 from contract.engine.database import ENV_VAR, DatabaseError, open_database
-from contract.engine.targets import TargetError, load
+from contract.engine.loading import load
+from contract.engine.targets import TargetError
 
 #: Hypothesis's command line (HypoFuzz adds ``fuzz`` to it), from this interpreter.
 _CLI = "from hypothesis.extra.cli import main; main()"

@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from contract.engine import reproducers
+from contract.engine.loading import load
 from contract.engine.results import Counterexample, InvariantResult, RunResult, RunSettings
 from contract.engine.runner import skip_reason
 from contract.engine.session import Observation, Session
-from contract.engine.targets import Plugin, TargetError, load
+from contract.engine.targets import Plugin, TargetError
+from contract.errors import UsageError
 from contract.reporting.json_report import report_json
 from contract.reporting.text import render
 from contract.spec.model import Config, Violation
@@ -30,8 +32,6 @@ def read_document(
     A workbook is checked for zip bombs, then parsed in a worker under ``memory_mb`` and a
     multiple of ``timeout`` (contract.engine.xlsx).
     """
-    from contract.cli import UsageError
-
     file = Path(path)
     if not file.is_file():
         raise UsageError(f"{path}: no such file")

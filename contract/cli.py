@@ -14,7 +14,8 @@ from contract._legacy import current
 from contract._platform import require_posix
 from contract.engine import reaper, reproducers
 from contract.engine.database import database_spec
-from contract.engine.targets import Plugin, load
+from contract.engine.loading import load
+from contract.engine.targets import Plugin
 from contract.errors import UsageError
 from contract.profiles import ENV_VAR, PROFILES
 from contract.spec import registry

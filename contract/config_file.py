@@ -304,8 +304,8 @@ def load_target(target: str, base: Path | None = None) -> Plugin:
     The plugin keeps the target string as written (test ids, reports and reproducers show
     it), so ``chunk-contract replay`` works from ``base``.
     """
+    from contract.engine.loading import load
     from contract.engine.outofprocess import is_out_of_process, load_out_of_process
-    from contract.engine.targets import load
 
     if is_out_of_process(target):  # an exec: command runs in the folder of pyproject.toml
         return load_out_of_process(target, cwd=(base or Path.cwd()).resolve())

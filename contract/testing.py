@@ -36,7 +36,8 @@ import pytest
 
 from contract import config_file, profiles
 from contract.config_file import ProjectConfig, TargetEntry
-from contract.engine.targets import Plugin, load
+from contract.engine.loading import load
+from contract.engine.targets import Plugin
 
 if TYPE_CHECKING:
     from contract.engine.results import InvariantResult, RunResult, RunSettings

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from contract.diagnosis import Probe, pattern
+from contract.diagnosis.base import Probe, pattern
 from contract.spec.invariants.markdown import _fenced_ranges
 from contract.spec.model import Chunk, Config
 

@@ -57,6 +57,7 @@ from types import TracebackType
 from typing import Any, Literal, Self
 
 from contract.engine import procs, wire
+from contract.engine.scaling import FAMILIES
 from contract.engine.targets import TargetError
 from contract.engine.wire import Handshake, HandshakeError, ProtocolError
 from contract.engine.worker import Outcome
@@ -237,8 +238,6 @@ class ExecChild:
         """One request (see the module doc) to the child; whatever it does, an Outcome."""
         op = request[0]
         if op == "cpu-family":
-            from contract.engine.scaling import FAMILIES
-
             _, family, size, max_size, overlap = request
             request = ("cpu", FAMILIES[family](size), max_size, overlap)
             op = "cpu"

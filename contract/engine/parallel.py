@@ -32,9 +32,10 @@ from typing import Any
 
 from contract.engine import reaper
 from contract.engine.events import Event, Finished, Listener, Progress, Started
+from contract.engine.loading import load
 from contract.engine.results import InvariantResult, RunResult, RunSettings
 from contract.engine.runner import run
-from contract.engine.targets import Plugin, load
+from contract.engine.targets import Plugin
 from contract.spec.registry import registry, select
 
 _PLUGIN: Plugin | None = None  # inherited by the forked processes

@@ -16,7 +16,7 @@ from contract.spec.model import Config
 
 if TYPE_CHECKING:
     from contract.diagnosis import Diagnosis
-    from contract.generation.strategies.schedule import Coverage
+    from contract.generation.strategies.coverage import Coverage
 
 __all__ = ["Counterexample", "InvariantResult", "RunResult", "RunSettings", "replace_settings"]
 

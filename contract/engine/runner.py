@@ -29,6 +29,7 @@ from contract.engine.events import (
     Shrinking,
     Started,
 )
+from contract.engine.loading import load
 from contract.engine.minimize import minimize
 from contract.engine.outofprocess import is_out_of_process
 from contract.engine.results import (
@@ -39,7 +40,7 @@ from contract.engine.results import (
     replace_settings,
 )
 from contract.engine.session import Observation, Session
-from contract.engine.targets import Plugin, load
+from contract.engine.targets import Plugin
 from contract.generation.corpus import corpus_for
 from contract.generation.strategies.schedule import Coverage, Schedule, schedule_for
 from contract.spec.model import Config, Violation

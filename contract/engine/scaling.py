@@ -36,10 +36,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from contract.engine.messages import CpuFamily
-from contract.engine.transport import Transport
 from contract.spec.model import Config, Violation
+
+if TYPE_CHECKING:
+    from contract.engine.transport import Transport
 
 __all__ = [
     "BUDGET", "CONFIG", "FAMILIES", "PATHOLOGICAL", "SIZES", "Timing", "measure", "probe",

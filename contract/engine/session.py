@@ -8,9 +8,7 @@ degenerate config is ``config_validation``.
 from __future__ import annotations
 
 import contextlib
-import time
-import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,17 +20,11 @@ from contract.engine.worker import Outcome
 from contract.spec.model import (
     Case,
     Chunk,
-    ChunkTypeError,
     Config,
     Document,
     Violation,
-    normalise_chunks,
-    plain_text,
 )
 from contract.spec.registry import Invariant, registry
-
-#: Exceptions a plugin may raise to reject a degenerate config (SPEC §2).
-REJECTIONS = (ValueError, TypeError)
 
 
 @dataclass
@@ -55,75 +47,6 @@ class PluginFailure(Exception):
     def __init__(self, violation: Violation) -> None:
         super().__init__(violation.message)
         self.violation = violation
-
-
-def serve(plugin: Plugin) -> Callable[[Any], Any]:
-    """The function the worker runs: split a document, or count tokens, for ``plugin`` (a
-    plugin resolved in the worker itself, with its callables)."""
-    split = plugin.split
-    assert split is not None, "serve() needs a plugin resolved in this process (load_here)"
-
-    def task(request: tuple[Any, ...]) -> Any:
-        if request[0] == "count":
-            return [_count(plugin, text) for text in request[1]]
-        if request[0] == "cpu":
-            return _cpu_seconds(plugin, *request[1:])
-        if request[0] == "cpu-family":  # built here: megabytes never cross the pipe
-            from contract.engine.scaling import FAMILIES
-
-            _, family, size, max_size, overlap = request
-            return _cpu_seconds(plugin, FAMILIES[family](size), max_size, overlap)
-        _, document, max_size, overlap = request
-        if plugin.kind == "workbook":
-            from contract.spec.workbook import build
-
-            document = build(document)
-        try:
-            return (
-                "chunks",
-                normalise_chunks(split(document, max_size=max_size, overlap=overlap)),
-            )
-        except MemoryError:
-            raise
-        except ChunkTypeError as exc:
-            return ("wrong_type", plain_text(str(exc)))
-        except Exception as exc:
-            return ("raised", _exc_name(exc), plain_text(str(exc)), isinstance(exc, REJECTIONS),
-                    _trace(exc))
-
-    return task
-
-
-def _cpu_seconds(plugin: Plugin, document: str, max_size: int, overlap: int) -> float | None:
-    """CPU seconds one split takes in the worker (load on the machine does not count), or None
-    if the plugin failed."""
-    split = plugin.split
-    assert split is not None
-    started = time.process_time()
-    try:
-        normalise_chunks(split(document, max_size=max_size, overlap=overlap))
-    except MemoryError:
-        raise
-    except Exception:
-        return None
-    return time.process_time() - started
-
-
-def _count(plugin: Plugin, text: str) -> int:
-    assert plugin.count_tokens is not None
-    value = plugin.count_tokens(text)
-    if isinstance(value, bool) or not issubclass(type(value), int):
-        shown = plain_text(repr(value), 80)
-        raise ChunkTypeError(f"count_tokens({text[:20]!r}) returned {shown}, expected an int")
-    return int.__index__(value)
-
-
-def _exc_name(exc: BaseException) -> str:
-    return plain_text(type(exc).__name__, 200)
-
-
-def _trace(exc: BaseException) -> str:
-    return plain_text("".join(traceback.format_exception(exc)[-6:]), 20_000)
 
 
 class Session:

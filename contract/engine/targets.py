@@ -21,11 +21,14 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from contract._legacy import current
 from contract.errors import UsageError
 from contract.spec.model import Declarations
+
+if TYPE_CHECKING:
+    from contract.engine.loading import load as load
+
 
 ENTRY_POINT_GROUP = "chunk_contract.plugins"
 
@@ -76,46 +79,6 @@ def load_timeout(timeout: float | None = None) -> float:
     if not floor > 0 or floor == float("inf"):
         raise TargetError(f"{LOAD_TIMEOUT_VAR}={text!r} must be finite and > 0 seconds")
     return max(floor, timeout or 0.0)
-
-
-def load(
-    target: str | Any,
-    *,
-    name: str | None = None,
-    timeout: float | None = None,
-    memory_mb: int | None = 1024,
-) -> Plugin:
-    """Resolve ``target`` (a target string, or a plugin object, class or callable) in a worker.
-
-    Returns a Plugin with plain declarations and no callables; raises TargetError for a target
-    that cannot be loaded, or that hangs, exits, crashes or raises while loading.
-    """
-    from contract.engine.loading import load_in_worker
-    from contract.engine.outofprocess import is_out_of_process, load_out_of_process
-
-    if isinstance(target, str) and ":" not in target:
-        command = _built_in_exec_target(target)  # a built-in adapter of another language
-        if command is not None:
-            name, target = name or target, command
-    if is_out_of_process(target):
-        return load_out_of_process(target, name=name, timeout=timeout, memory_mb=memory_mb)
-    return load_in_worker(target, name=name, timeout=timeout, memory_mb=memory_mb)
-
-
-def _built_in_exec_target(name: str) -> str | None:
-    """The ``exec:`` target behind a built-in adapter of another language (an entry point of
-    ``contract.integrations.adapters`` whose object carries ``exec_command``), or None. Only the
-    project's own adapter modules are imported here, in the host."""
-    found = entry_points().get(name)
-    if found is None or not current(found.value).startswith("contract.integrations.adapters."):
-        return None
-    obj = found.load()
-    if not hasattr(obj, "exec_command"):
-        return None
-    reason = obj.unavailable()
-    if reason:
-        raise TargetError(reason)  # it names the adapter and what to install
-    return str(obj.target)
 
 
 def load_here(target: str | Any) -> Plugin:
@@ -275,3 +238,12 @@ def _name_of(obj: Any) -> str:
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def __getattr__(name: str) -> Any:
+    """``load`` lives in :mod:`contract.engine.loading` (it starts a worker or a child, which
+    import this module); ``contract.engine.targets.load`` and ``contract.plugins.load`` are
+    kept for existing callers. Nothing in the package uses this path."""
+    if name == "load":
+        return importlib.import_module("contract.engine.loading").load
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

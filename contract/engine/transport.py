@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 from contract.engine.loading import checked_hello, describe_failure, plugin_setup
 from contract.engine.messages import Declared, MalformedReply, Request
+from contract.engine.serving import serve
 from contract.engine.targets import Plugin, TargetError, load_here, load_timeout
 from contract.engine.worker import DEFAULT_REPLY_LIMIT, Outcome, Worker
 
@@ -119,8 +120,6 @@ class InProcessTransport:
     """
 
     def __init__(self, plugin: Plugin) -> None:
-        from contract.engine.session import serve
-
         self.plugin = load_here(plugin)
         self._task = serve(self.plugin)
 

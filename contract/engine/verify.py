@@ -34,8 +34,9 @@ def check(
     ``target`` is a target string (SPEC §1) or a plugin object. ``invariants`` limits the check
     to those ids (unknown ids are a usage error).
     """
+    from contract.engine.loading import load
     from contract.engine.session import Session
-    from contract.engine.targets import Plugin, load
+    from contract.engine.targets import Plugin
     from contract.spec.registry import registry, select
 
     chosen = select(tuple(invariants), ()) if invariants is not None else list(registry())

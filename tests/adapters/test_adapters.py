@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from contract.cli import main
-from contract.engine.targets import load, load_here
+from contract.engine.loading import load
+from contract.engine.targets import load_here
 from contract.integrations import adapters
 from contract.integrations.adapters import ADAPTERS, BY_NAME, EXTRA, AdapterInfo
 

@@ -11,9 +11,9 @@ import pytest
 
 from contract import cli
 from contract.engine import crossrun, reaper, runner
+from contract.engine.loading import load
 from contract.engine.runner import RunSettings, run
 from contract.engine.session import Observation
-from contract.engine.targets import load
 from contract.spec.model import Config, normalise_chunks
 from reference_chunkers.fixed import split as fixed_split
 from tests.contain.plugins import HOST_SEED

@@ -28,9 +28,9 @@ from typing import Any
 
 import pytest
 
+from contract.engine.loading import load
 from contract.engine.runner import RunResult, RunSettings, run
 from contract.engine.session import Session
-from contract.engine.targets import load
 from contract.spec.model import Config
 from contract.spec.registry import SPEC_IDS, registry
 

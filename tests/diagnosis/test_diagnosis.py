@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from contract.diagnosis import Diagnosis, Probe, diagnose, pattern, patterns
+from contract.engine.loading import load
 from contract.engine.session import Session
-from contract.engine.targets import load
 from contract.spec.model import Config, Violation
 from contract.spec.registry import registry
 

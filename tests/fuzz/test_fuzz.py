@@ -26,7 +26,7 @@ import harness  # noqa: E402
 
 from contract import cli  # noqa: E402
 from contract.engine import reproducers  # noqa: E402
-from contract.engine.targets import load  # noqa: E402
+from contract.engine.loading import load  # noqa: E402
 from contract.spec.model import Config  # noqa: E402
 
 PLUGINS = ROOT / "tests" / "cli" / "plugins.py"

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from contract.engine import scaling
+from contract.engine.loading import load
 from contract.engine.messages import CpuFamily, Seconds
 from contract.engine.runner import RunSettings, run
-from contract.engine.targets import load
 from contract.engine.worker import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -40,7 +40,7 @@ SHEET_RULES = (
 def test_the_runner_routes_workbook_plugins_to_workbook_cases() -> None:
     from hypothesis import HealthCheck, given, settings
 
-    from contract.engine.targets import load
+    from contract.engine.loading import load
 
     strategy = runner.cases_for(load(REFERENCE), RunSettings())
 

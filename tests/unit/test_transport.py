@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from contract.engine.loading import load
 from contract.engine.messages import (
     Chunks,
     Counts,
@@ -19,7 +20,7 @@ from contract.engine.messages import (
     WrongType,
 )
 from contract.engine.session import Session
-from contract.engine.targets import TargetError, load
+from contract.engine.targets import TargetError
 from contract.engine.transport import ForkTransport, InProcessTransport, checked
 from contract.engine.worker import Outcome
 from contract.spec.model import Config

@@ -24,7 +24,7 @@ from typing import Any
 from contract.spec.a1 import column_letters
 from contract.spec.model import Config
 
-from .schedule import Schedule
+from .coverage import Schedule
 from .workbooks import MAX_COLUMN, MAX_ROW, STYLED_EMPTY, rendered_size
 
 __all__ = ["WORKBOOK_FEATURES", "WorkbookCase", "workbook_pairs", "workbook_schedule"]

@@ -50,10 +50,11 @@ _WORKBOOK_ONLY = ("tight_range", "cells_covered")
 
 def run_one(name: str, out: str, max_examples: int, seed: int, timeout: float) -> dict[str, Any]:
     """Run the contract on one adapter and write ``out/NAME.json``; returns a summary."""
+    from contract.engine.loading import load
     from contract.engine.reproducers import write_atomic
     from contract.engine.results import RunSettings
     from contract.engine.runner import run
-    from contract.engine.targets import TargetError, load
+    from contract.engine.targets import TargetError
     from contract.reporting.json_report import report_json
 
     info = BY_NAME[name]

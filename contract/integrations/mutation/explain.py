@@ -22,9 +22,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from contract.integrations.mutation.config import EVIDENCE_FILE, stabilize_generation
+
 #: Written into ``mutants/`` (the stats phase's test -> target map, and the evidence).
 TARGETS_FILE = ".chunk-contract-targets.json"
-EVIDENCE_FILE = ".chunk-contract-evidence.json"
 
 
 def record_target(target: str) -> None:
@@ -81,7 +82,6 @@ def _compare(name: str, target: str, examples: int, max_length: int, seed_value:
     from contract.engine.runner import cases_for
     from contract.engine.targets import load_here as load  # the suite calls the plugin itself
     from contract.engine.worker import Worker
-    from contract.integrations.mutation.suite import stabilize_generation
 
     stabilize_generation()
     plugin = load(target)

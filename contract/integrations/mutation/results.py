@@ -21,8 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from contract.integrations.mutation.config import KILLS_DIR
-from contract.integrations.mutation.explain import EVIDENCE_FILE
+from contract.integrations.mutation.config import EVIDENCE_FILE, KILLS_DIR
 
 #: mutmut 3.8's exit code -> status word (mutmut.stats.status_by_exit_code).
 MUTMUT_STATUS = {

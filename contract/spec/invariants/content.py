@@ -14,7 +14,7 @@ from contract.spec.model import (
     plural,
 )
 from contract.spec.placement import first_gap, uncovered_offset
-from contract.spec.registry import invariant
+from contract.spec.rules import invariant
 
 
 @invariant("non_empty", kinds=("text", "workbook"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from contract.spec.model import Case, Violation
-from contract.spec.registry import invariant
+from contract.spec.rules import invariant
 
 _TEXT_AND_SHEETS = ("text", "workbook")
 

@@ -10,7 +10,7 @@ from contract.spec.invariants.sheets import tiles_cells
 from contract.spec.invariants.size import excess_overlap
 from contract.spec.model import Case, Chunk, Violation, describe_chunk, escape, first_non_space
 from contract.spec.placement import Span
-from contract.spec.registry import invariant
+from contract.spec.rules import invariant
 
 
 @invariant("unique_ids", kinds=("text", "workbook"), fields=("id",))

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contract.spec.invariants._common import place, spans_for
 from contract.spec.model import Case, Chunk, Document, Violation, describe_chunk
 from contract.spec.placement import Span
-from contract.spec.registry import invariant
+from contract.spec.rules import invariant
 
 
 @invariant("line_citations", fields=("line_start", "line_end"))

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contract.spec.invariants._common import place, spans_for
 from contract.spec.model import Case, Document, Violation, describe_chunk, escape, first_non_space
 from contract.spec.placement import Span
-from contract.spec.registry import invariant
+from contract.spec.rules import invariant
 
 #: "\r" ends nothing on its own (SPEC §4): it counts only as part of a CRLF line end.
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|(?=\r?\n)|\Z)", re.MULTILINE)

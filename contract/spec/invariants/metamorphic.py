@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 
 from contract.spec.invariants._common import plural
 from contract.spec.model import CHUNK_FIELDS, Case, Chunk, Violation, escape
-from contract.spec.registry import invariant
+from contract.spec.rules import invariant
 
 
 @invariant("deterministic", kinds=("text", "workbook"), needs=("rerun",))

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contract.spec.invariants._common import place
 from contract.spec.model import Case, Chunk, Violation, describe_chunk, escape
 from contract.spec.placement import Span
-from contract.spec.registry import invariant
+from contract.spec.rules import invariant
 
 
 @invariant("ordered", kinds=("text",))

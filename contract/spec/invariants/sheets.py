@@ -11,7 +11,7 @@ from typing import Any
 
 from contract.spec.a1 import Box, column_letters, format_box, parse_range
 from contract.spec.model import Case, Chunk, Violation, describe_chunk, plural
-from contract.spec.registry import invariant
+from contract.spec.rules import invariant
 
 
 def _inside(cell: tuple[int, int], box: Box) -> bool:

@@ -11,7 +11,7 @@ from contract.spec.a1 import parse_range
 from contract.spec.invariants._common import place, plural, spans_for
 from contract.spec.model import Case, Chunk, Violation, describe_chunk, escape
 from contract.spec.placement import Span
-from contract.spec.registry import invariant
+from contract.spec.rules import invariant
 
 _ONE_GRAPHEME = regex.compile(r"\X")
 

@@ -11,7 +11,7 @@ import regex
 from contract.spec.invariants._common import place, spans_for
 from contract.spec.model import Case, Chunk, Document, Violation, describe_chunk, escape
 from contract.spec.placement import Span
-from contract.spec.registry import invariant
+from contract.spec.rules import invariant
 
 _SUSPECT = regex.compile("[\ud800-\udfff\ufffd]")
 _GRAPHEME = regex.compile(r"\X")
