@@ -21,8 +21,8 @@ use the settings profile's database, so the database is set there, never per tes
 Every violation a property test meets is also kept as a chunk-contract reproducer (the smallest
 document per invariant, rewritten as the fuzzer shrinks it), in ``reproducers`` and in the
 shared database, so ``chunk-contract replay`` and the next ``run --database`` see what a
-campaign found. ``python -m contract.campaign TARGET`` (``nox -s campaign``) runs a whole
-campaign for one target and reports its findings.
+campaign found. ``python -m contract.campaign_driver TARGET`` (``nox -s campaign``) runs a
+whole campaign for one target and reports its findings.
 
 Whole-run checks (``scales_linearly``, the fresh-interpreter rerun of ``deterministic``) need a
 whole run and are left to ``chunk-contract run``; every per-example invariant is checked.

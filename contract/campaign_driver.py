@@ -19,10 +19,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from contract import errors
 from contract.engine import reproducers
-from contract.engine.database import ENV_VAR, DatabaseError, open_database
+from contract.engine.database import ENV_VAR, open_database
 from contract.engine.loading import load
-from contract.engine.targets import TargetError
+from contract.errors import UsageError
 
 #: Hypothesis's command line (HypoFuzz adds ``fuzz`` to it), from this interpreter.
 _CLI = "from hypothesis.extra.cli import main; main()"
@@ -51,8 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         load(target)
         database = args.database or os.environ.get(ENV_VAR) or str(args.folder / "examples")
         open_database(database)
-    except (TargetError, DatabaseError) as exc:
-        print(f"campaign: error: {exc}", file=sys.stderr)
+    except UsageError as exc:  # the one root of user-facing errors (contract.errors)
+        print(f"campaign: error: {errors.one_line(str(exc))}", file=sys.stderr)
         return 2
     found = _prepare(args.folder, target, database)
     print(f"campaign: fuzzing {args.target} for {args.seconds:g} s on {args.jobs} process(es); "

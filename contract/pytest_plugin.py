@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from contract.errors import UsageError
 from contract.profiles import ENV_VAR, PROFILES
 
 if TYPE_CHECKING:
@@ -193,7 +194,7 @@ def pytest_collection_modifyitems(
         profile, explicit = profiles.chosen(
             config.getoption("chunk_contract_profile"), project.profile
         )
-    except (KeyError, profiles.ProfileError) as exc:
+    except UsageError as exc:  # unknown ids, an unknown profile: contract.errors' one root
         raise pytest.UsageError(f"chunk-contract: {exc.args[0]}") from None
     overrides = {
         "max_examples": config.getoption("chunk_contract_max_examples"),

@@ -70,6 +70,7 @@ from contract.engine.session import Session  # noqa: E402
 from contract.engine.targets import Plugin, TargetError  # noqa: E402
 from contract.engine.targets import load_here as load  # noqa: E402  (fuzzing runs the plugin in-process)
 from contract.engine.transport import InProcessTransport  # noqa: E402
+from contract.errors import UsageError, one_line  # noqa: E402
 from contract.spec.model import Violation, escape  # noqa: E402
 from contract.spec.registry import registry  # noqa: E402
 
@@ -863,11 +864,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.convert:
             return _convert_command(args)
         return drive(args, extra)
-    except (TargetError, ImportError, reproducers.ReproducerError) as exc:
-        print(f"fuzz/harness.py: error: {exc}", file=sys.stderr)
+    except UsageError as exc:  # the one root of user-facing errors (unknown ids included)
+        print(f"fuzz/harness.py: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyError as exc:  # unknown invariant ids in --only / --skip
-        print(f"fuzz/harness.py: error: {exc.args[0]}", file=sys.stderr)
+    except ImportError as exc:  # a target whose module (or library) is missing
+        print(f"fuzz/harness.py: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("fuzz/harness.py: interrupted", file=sys.stderr)

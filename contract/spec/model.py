@@ -425,9 +425,12 @@ Measure = Callable[[str], int]
 class Case:
     """Everything an invariant looks at: one call's input, output and the plugin's declarations.
 
-    ``spans`` holds each chunk's codepoint span ``(start, end)``, from its offsets or, for chunks
-    without offsets, from the sound placement of SPEC §4 (``None`` where neither works).
-    ``rerun`` and ``lf_chunks`` are filled by the runner for the metamorphic invariants.
+    ``offset_spans`` gives each chunk's codepoint span ``(start, end)`` from its own offsets
+    (``None`` without them; sound placement of SPEC §4 is :mod:`contract.spec.placement`).
+    ``raw_document`` is the document as given when ``document`` had to be made valid text;
+    ``rerun`` (the same call again, for ``deterministic``) and ``twins`` (the chunks of the CRLF
+    and LF versions, for ``newline_invariance``) are filled by the session for the metamorphic
+    invariants; ``workbook`` holds a workbook's non-empty cells per sheet.
     """
 
     document: Document

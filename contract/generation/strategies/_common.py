@@ -10,6 +10,8 @@ from typing import TypeVar
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from contract.errors import UsageError
+
 T = TypeVar("T")
 
 __all__ = [
@@ -24,10 +26,11 @@ __all__ = [
 ]
 
 
-class StrategyArgumentError(InvalidArgument, ValueError):
+class StrategyArgumentError(InvalidArgument, UsageError, ValueError):
     """A strategy was called with a bad argument.
 
-    Both a Hypothesis ``InvalidArgument`` and a ``ValueError``, so either ``except`` catches it.
+    A Hypothesis ``InvalidArgument``, a ``ValueError`` and a :class:`contract.errors.UsageError`
+    (exit 2 at every front door), so any of those ``except`` clauses catches it.
     """
 
 

@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from contract.errors import UsageError
 from contract.integrations.mutation import reports, results, triage
 from contract.integrations.mutation.config import (
     BASELINE,
@@ -57,10 +58,6 @@ from contract.integrations.mutation.config import (
 PACKAGE = "chunker_under_test"
 #: Fingerprint of what mutmut's cache cannot see (the contract, the kill tests, the budget).
 _FINGERPRINT = "mutants/.chunk-contract-fingerprint"
-
-
-class UsageError(Exception):
-    """A usage error: exit status 2, with a one-line message."""
 
 
 @dataclass(frozen=True)

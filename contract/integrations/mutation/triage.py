@@ -30,12 +30,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from contract.errors import UsageError
 from contract.integrations.mutation.results import Mutant
 
 VERDICTS = ("equivalent", "allowed", "hole")
 
 
-class TriageError(ValueError):
+class TriageError(UsageError, ValueError):
     """A triage file that cannot be read: a usage error."""
 
 
