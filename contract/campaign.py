@@ -41,6 +41,8 @@ from hypothesis import HealthCheck, example, given, settings
 from contract.engine import reproducers
 from contract.engine.database import ENV_VAR, SharedDatabase, open_database
 from contract.engine.loading import load
+from contract.engine.results import RunSettings
+from contract.engine.runner import cases_for
 from contract.engine.session import Observation, Session
 from contract.engine.targets import Plugin
 from contract.generation.corpus import corpus_for
@@ -83,8 +85,6 @@ def property_test(
     chosen = _chosen(only, skip)
     if max_length < 1 or timeout <= 0:
         raise ValueError(f"max_length and timeout must be positive, got {max_length}, {timeout}")
-    from contract.engine.results import RunSettings
-    from contract.engine.runner import cases_for
 
     strategy = cases_for(plugin, RunSettings(max_length=max_length))
     key = (plugin.target, timeout, memory_mb, chosen)

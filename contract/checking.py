@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from contract.engine import reproducers
+from contract.engine import crossrun, reproducers, scaling
 from contract.engine.loading import load
 from contract.engine.results import Counterexample, InvariantResult, RunResult, RunSettings
 from contract.engine.runner import skip_reason
@@ -38,6 +38,7 @@ def read_document(
     if plugin.kind == "workbook":
         if file.suffix.lower() not in (".xlsx", ".xlsm"):
             raise UsageError(f"{path}: workbook plugins read .xlsx files")
+        # lazy: only for workbook files
         from contract.engine.xlsx import WorkbookFileError, read_workbook
 
         try:
@@ -221,8 +222,6 @@ def replay(saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: i
 
 
 def _replay_scaling(session: Session, saved: reproducers.Reproducer, limit: float) -> int:
-    from contract.engine import scaling
-
     print(f"replaying scales_linearly on {saved.target}: timing doubling documents")
     found = scaling.probe(session.worker, timeout=limit)
     for violation in found:
@@ -235,8 +234,6 @@ def _fresh_interpreter_differs(
     saved: reproducers.Reproducer, records: list[dict[str, Any]], limit: float
 ) -> list[Violation]:
     """``deterministic`` across interpreters (see contract.engine.crossrun) for one saved input."""
-    from contract.engine import crossrun
-
     done = crossrun.rerun(
         saved.target, [(saved.document, saved.config)], timeout=limit, memory_mb=saved.memory_mb
     )

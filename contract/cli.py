@@ -9,15 +9,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from contract import errors
+import contract
+from contract import SPEC_VERSION, errors
 from contract._legacy import current
 from contract._platform import require_posix
 from contract.engine import reaper, reproducers
-from contract.engine.database import database_spec
+from contract.engine.database import database_spec, open_database
+from contract.engine.events import Finished
 from contract.engine.loading import load
+from contract.engine.results import RunSettings
 from contract.engine.targets import Plugin
 from contract.errors import UsageError
 from contract.profiles import ENV_VAR, PROFILES
+from contract.reporting import ProgressPrinter, TextReport
+from contract.reporting.json_report import report_json
+from contract.reporting.matrix import render_matrix, short_name
 from contract.spec import registry
 from contract.spec.model import Config
 
@@ -70,7 +76,7 @@ def _size(text: str) -> int:
 
 
 def _jobs(text: str) -> int:
-    from contract.engine.parallel import jobs_from
+    from contract.engine.parallel import jobs_from  # lazy: Hypothesis
 
     try:
         return jobs_from(text)
@@ -87,8 +93,6 @@ def version() -> str:
     try:
         return importlib.metadata.version("chunk-contract")
     except importlib.metadata.PackageNotFoundError:
-        import contract
-
         return str(getattr(contract, "__version__", "unknown"))
 
 
@@ -302,8 +306,8 @@ def _load(target: str) -> Plugin:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``run``: explore generated documents against TARGET, or the declared targets."""
-    from contract.engine.parallel import check_jobs
-    from contract.project import run_command
+    from contract.engine.parallel import check_jobs  # lazy: Hypothesis
+    from contract.project import run_command  # lazy: tomllib only when needed
 
     registry.select(args.only, args.skip)
     try:
@@ -315,12 +319,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_matrix(args: argparse.Namespace) -> int:
     """``matrix``: run every target, print one invariant x chunker table."""
-    from contract.engine.database import open_database
-    from contract.engine.results import RunSettings
-    from contract.engine.runner import run
-    from contract.reporting import ProgressPrinter, TextReport
-    from contract.reporting.json_report import report_json
-    from contract.reporting.matrix import render_matrix, short_name
+    from contract.engine.runner import run  # lazy: Hypothesis
 
     plugins = [_load(target) for target in args.targets]  # every target resolves, or exit 2
     if args.json:
@@ -348,20 +347,18 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         if result.interrupted:
             break  # a signal stops the whole command
     print(render_matrix(results))
-    from contract.project import exit_status
+    from contract.project import exit_status  # lazy: tomllib only when needed
 
     return exit_status(results)
 
 
 def _finished(result: Any) -> Any:
-    from contract.engine.events import Finished
-
     return Finished(result)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """``check``: every invariant on the user's own files, with one config."""
-    from contract.checking import REPRODUCERS, check_files
+    from contract.checking import REPRODUCERS, check_files  # lazy: Hypothesis
 
     for path in args.files:
         _readable_file(path)
@@ -403,9 +400,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     """``replay``: run one saved counterexample again (exit 1 while it still fails)."""
     from dataclasses import replace
 
-    from contract.checking import replay
+    from contract.checking import replay  # lazy: Hypothesis
 
     if args.emit_pytest:
+        # lazy: each subcommand imports only what it runs
         from contract.engine.regression import emit_pytest
 
         written = emit_pytest(reproducers.load(args.reproducer), Path(args.emit_pytest),
@@ -422,7 +420,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     if args.adapters:
+        # lazy: each subcommand imports only what it runs
         from contract.engine.targets import entry_points
+
+        # lazy: each subcommand imports only what it runs
         from contract.integrations.adapters import ADAPTERS, EXTRA
 
         registered = entry_points()
@@ -440,7 +441,6 @@ def cmd_list(args: argparse.Namespace) -> int:
         if not all(a.installed for a in ADAPTERS):
             print(f"\nInstall the missing libraries with: pip install '{EXTRA}'")
         return EXIT_PASSED
-    from contract import SPEC_VERSION
 
     rules = registry.registry()
     width = max(map(len, rules))

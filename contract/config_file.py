@@ -168,6 +168,7 @@ def parse(table: Any, path: Path) -> ProjectConfig:
     table = _snake(table, _TOP_KEYS, where)
     profile = table.get("profile")
     if profile is not None:
+        # lazy: this module loads with the standard library only
         from contract.profiles import PROFILES
 
         if not isinstance(profile, str) or profile not in PROFILES:
@@ -282,6 +283,7 @@ def _budgets(table: Mapping[str, Any], where: str) -> dict[str, Any]:
 
 
 def _check_ids(config: ProjectConfig, where: str) -> None:
+    # lazy: this module loads with the standard library only
     from contract.spec.registry import registry
 
     known = registry()
@@ -304,7 +306,10 @@ def load_target(target: str, base: Path | None = None) -> Plugin:
     The plugin keeps the target string as written (test ids, reports and reproducers show
     it), so ``chunk-contract replay`` works from ``base``.
     """
+    # lazy: this module loads with the standard library only
     from contract.engine.loading import load
+
+    # lazy: this module loads with the standard library only
     from contract.engine.outofprocess import is_out_of_process, load_out_of_process
 
     if is_out_of_process(target):  # an exec: command runs in the folder of pyproject.toml
@@ -321,6 +326,7 @@ def load_target(target: str, base: Path | None = None) -> Plugin:
 
 def with_reasons(reasons: Mapping[str, str], listener: Any) -> Any:
     """A listener that puts the declared skip reasons into the result, then calls ``listener``."""
+    # lazy: this module loads with the standard library only
     from contract.engine.events import Finished
 
     def forward(event: Any) -> None:

@@ -152,7 +152,7 @@ def build(
     database, unless ``database`` is given: the failures one run saved are replayed first by
     the next (see contract.engine.database).
     """
-    from contract.engine.results import RunSettings
+    from contract.engine.results import RunSettings  # lazy: the pytest plugin loads light
 
     unknown = set(explicit) - set(FIELDS)
     if unknown:

@@ -24,6 +24,11 @@ from contract.config_file import ConfigError, ProjectConfig, TargetEntry
 from contract.engine import reproducers
 from contract.engine.database import open_database
 from contract.engine.targets import Plugin
+from contract.reporting import JsonReport, ProgressPrinter, TextReport
+from contract.reporting.junit import junit_tree
+from contract.reporting.markdown import write_markdown
+from contract.reporting.matrix import short_name
+from contract.reporting.sarif import write_sarif
 
 
 def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -103,12 +108,7 @@ def _report_paths(args: argparse.Namespace) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the planned targets, print the text reports, write the requested files."""
-    from contract.engine.runner import run
-    from contract.reporting import JsonReport, ProgressPrinter, TextReport
-    from contract.reporting.junit import junit_tree
-    from contract.reporting.markdown import write_markdown
-    from contract.reporting.matrix import short_name
-    from contract.reporting.sarif import write_sarif
+    from contract.engine.runner import run  # lazy: Hypothesis
 
     jobs = plan(args)
     _report_paths(args)
@@ -125,7 +125,7 @@ def run_command(args: argparse.Namespace) -> int:
             listeners.append(JsonReport(path))
         emit = config_file.with_reasons(reasons, lambda e, ls=listeners: [f(e) for f in ls])
         if getattr(args, "jobs", 1) > 1:
-            from contract.engine.parallel import run_parallel
+            from contract.engine.parallel import run_parallel  # lazy: Hypothesis
 
             results.append(run_parallel(plugin, settings, args.jobs, on_event=emit))
         else:
@@ -144,7 +144,7 @@ def run_command(args: argparse.Namespace) -> int:
     if getattr(args, "markdown", None):
         write_markdown(args.markdown, results)
     if getattr(args, "html", None):
-        from contract.reporting.html import write_html
+        from contract.reporting.html import write_html  # lazy: only when that report is asked for
 
         write_html(args.html, results)
     return exit_status(results)

@@ -115,8 +115,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     path = session.config.getoption("chunk_contract_html", None)
     if not path:
         return
-    from contract.reporting.html import write_html
-    from contract.testing import finished_results
+    from contract.reporting.html import write_html  # lazy: the pytest plugin loads light
+    from contract.testing import finished_results  # lazy: tomllib only when needed
 
     write_html(path, finished_results())
 
@@ -177,8 +177,8 @@ def pytest_collection_modifyitems(
     targets = list(config.getoption("chunk_contract_targets") or [])
     if not targets and not config.getoption("chunk_contract_declared"):
         return
-    from contract import profiles, testing
-    from contract.spec.registry import select
+    from contract import profiles, testing  # lazy: the pytest plugin loads light
+    from contract.spec.registry import select  # lazy: the pytest plugin loads light
 
     project = testing.project_config(config.rootpath)
     if config.getoption("chunk_contract_declared"):
@@ -240,7 +240,7 @@ class ContractTarget(pytest.Collector):
         self.reasons = reasons
 
     def collect(self) -> list[pytest.Item]:
-        from contract.testing import applicable_ids
+        from contract.testing import applicable_ids  # lazy: tomllib only when needed
 
         return [
             ContractItem.from_parent(self, name=rule_id, nodeid=f"{self.nodeid}::{rule_id}")
@@ -272,7 +272,7 @@ class ContractItem(pytest.Item):
         self.add_marker(MARKER)
 
     def runtest(self) -> None:
-        from contract.testing import result_for, settle
+        from contract.testing import result_for, settle  # lazy: tomllib only when needed
 
         target = self.parent
         assert isinstance(target, ContractTarget)

@@ -29,6 +29,7 @@ __all__ = ["Diagnosis", "Pattern", "Probe", "diagnose", "load_builtin", "pattern
 @functools.cache
 def load_builtin() -> None:
     """Register the built-in patterns (idempotent): the explicit loading :func:`patterns` does."""
+    # lazy: the explicit loading of the built-in patterns
     from contract.diagnosis import builtin  # noqa: F401  (importing it registers its patterns)
 
 

@@ -227,6 +227,7 @@ def _cap_memory(memory_mb: int) -> None:
 
 def _answer_case(plugin: Any, case: dict[str, Any]) -> Answer:
     """The chunk records of one case, or the exception the plugin raised."""
+    # lazy: the fresh interpreter imports only what it runs
     from contract.spec.model import normalise_chunks
 
     config = case["config"]
@@ -250,7 +251,10 @@ def _serve(target: str) -> int:
     _contain_self()
     answer = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # what the plugin prints cannot corrupt the answer
+    # lazy: the fresh interpreter imports only what it runs
     from contract.engine.targets import TargetError
+
+    # lazy: the fresh interpreter imports only what it runs
     from contract.engine.targets import load_here as load  # this fresh interpreter calls the plugin
 
     try:

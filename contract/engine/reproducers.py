@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from contract import errors, exactjson
+from contract.spec import registry
 from contract.spec.model import Config
 
 #: A reproducer's timeout above this is lowered to it on reading (it cannot lift a cap).
@@ -343,8 +344,6 @@ def _depth(text: str) -> int:
 
 def _fields(data: dict[str, Any], source: str, text: str | bytes) -> Reproducer:
     """Every field of a reproducer object, type- and bounds-checked (see contract.errors)."""
-    from contract.spec import registry
-
     fields = _Fields(data, source)
     kind = fields.choice("kind", ("text", "workbook"), default="text")
     invariant = fields.choice("invariant", tuple(registry.registry()))

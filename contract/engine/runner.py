@@ -41,6 +41,7 @@ from contract.engine.results import (
 )
 from contract.engine.session import Observation, Session
 from contract.engine.targets import Plugin
+from contract.generation import strategies
 from contract.generation.corpus import corpus_for
 from contract.generation.strategies.schedule import Coverage, Schedule, schedule_for
 from contract.spec.model import Config, Violation
@@ -149,7 +150,7 @@ def _seed_for(plugin: Plugin, config: RunSettings) -> int:
     if config.seed is not None:
         return config.seed
     if config.derandomize:
-        from contract.profiles import stable_seed
+        from contract.profiles import stable_seed  # lazy: only for workbook plugins
 
         return stable_seed(plugin.target)
     return random.randrange(2**32)
@@ -157,9 +158,8 @@ def _seed_for(plugin: Plugin, config: RunSettings) -> int:
 
 def cases_for(plugin: Plugin, config: RunSettings) -> st.SearchStrategy[tuple[Any, Config]]:
     """The generated (document, config) pairs for this plugin's kind."""
-    from contract.generation import strategies
-
     if plugin.kind == "workbook":
+        # lazy: only for workbook plugins
         from contract.generation.strategies.workbooks import workbook_cases
 
         return workbook_cases(max_length=config.max_length, degenerate=True)

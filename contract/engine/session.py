@@ -183,7 +183,7 @@ class Session:
         """The Case the invariants see for this call."""
         decl = self.plugin.declarations
         if decl.kind == "workbook":
-            from contract.spec.workbook import non_empty_cells
+            from contract.spec.workbook import non_empty_cells  # lazy: only for workbook plugins
 
             return Case(
                 Document(""),

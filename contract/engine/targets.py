@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from contract.errors import UsageError
 from contract.spec.model import Declarations
+from contract.spec.registry import registry
 
 if TYPE_CHECKING:
     from contract.engine.loading import load as load
@@ -222,8 +223,6 @@ def declarations(obj: Any, name: str) -> Declarations:
 
 
 def _check_promises(promises: frozenset[str], name: str) -> None:
-    from contract.spec.registry import registry
-
     unknown = sorted(p for p in promises if p not in registry())
     if unknown:
         raise TargetError(f"{name}: promises unknown invariant id(s) {', '.join(unknown)}")

@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from contract.engine.loading import checked_hello, describe_failure, plugin_setup
+from contract.engine.loading import checked_hello, describe_failure, hello_of, plugin_setup
 from contract.engine.messages import Declared, MalformedReply, Request
 from contract.engine.serving import serve
 from contract.engine.targets import Plugin, TargetError, load_here, load_timeout
@@ -128,8 +128,6 @@ class InProcessTransport:
         return 0
 
     def start(self) -> Declared:
-        from contract.engine.loading import hello_of
-
         found = checked_hello(self.plugin.target, hello_of(self.plugin))
         return Declared(found.name, found.declarations, found.location)
 

@@ -14,7 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from contract.engine.loading import load
+from contract.engine.session import Session
+from contract.engine.targets import Plugin
 from contract.spec.model import Config, Violation
+from contract.spec.registry import registry, select
 
 __all__ = ["check"]
 
@@ -34,11 +38,6 @@ def check(
     ``target`` is a target string (SPEC §1) or a plugin object. ``invariants`` limits the check
     to those ids (unknown ids are a usage error).
     """
-    from contract.engine.loading import load
-    from contract.engine.session import Session
-    from contract.engine.targets import Plugin
-    from contract.spec.registry import registry, select
-
     chosen = select(tuple(invariants), ()) if invariants is not None else list(registry())
     plugin = target if isinstance(target, Plugin) else load(target)
     with Session(plugin, timeout=timeout, memory_mb=memory_mb, selected=chosen) as session:

@@ -21,6 +21,7 @@ from contract.spec.model import (
     Declarations,
     normalise_chunks,
 )
+from contract.spec.registry import registry
 
 #: The protocol version this host speaks (the handshake's ``chunk_contract``).
 PROTOCOL_VERSION = 1
@@ -103,7 +104,6 @@ def _choice(message: Mapping[str, Any], name: str, allowed: Sequence[str], defau
 def _promises(value: Any) -> frozenset[str]:
     if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
         raise HandshakeError(f'"promises" is {value!r}; expected a list of invariant ids')
-    from contract.spec.registry import registry
 
     unknown = sorted(p for p in value if p not in registry())
     if unknown:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contract.engine.worker import Outcome, Worker
+from contract.spec.workbook import describe, load_xlsx
 
 MIB = 2**20
 
@@ -86,8 +87,6 @@ def _mib(size: int) -> str:
 
 def _parse(path: str) -> dict[str, Any]:
     """In the worker: the description of the workbook in ``path``."""
-    from contract.spec.workbook import describe, load_xlsx
-
     return describe(load_xlsx(path))
 
 

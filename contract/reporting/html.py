@@ -26,9 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from contract.engine.results import Counterexample, InvariantResult, RunResult
+from contract.spec.a1 import column_letters, parse_range
 from contract.spec.model import Chunk, chunks_from_records
 from contract.spec.placement import place_in_order
 from contract.spec.registry import registry
+from contract.spec.workbook import non_empty_cells
 
 #: Uninteresting lines kept around an interesting one before the rest is folded.
 CONTEXT_LINES = 1
@@ -331,9 +333,6 @@ def _actual_lines(breaks: Sequence[int], band: _Band) -> tuple[int, int] | None:
 
 
 def _sheet_picture(found: Counterexample) -> str:
-    from contract.spec.a1 import column_letters, parse_range
-    from contract.spec.workbook import non_empty_cells
-
     cells = non_empty_cells(found.document) if isinstance(found.document, dict) else {}
     chunks = chunks_from_records(found.chunks or [])
     parts = []

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from contract.engine.events import Event, Finished
+from contract.engine.reproducers import write_bytes_atomic
 from contract.engine.results import InvariantResult, RunResult
 from contract.reporting.text import render_violation, stop_notes
 from contract.spec.model import plural
@@ -94,8 +95,6 @@ def _target(result: RunResult) -> list[str]:
 
 def write_markdown(path: str | Path, results: Iterable[RunResult]) -> None:
     """Write the summary to ``path`` (a temporary file, then a rename)."""
-    from contract.engine.reproducers import write_bytes_atomic
-
     write_bytes_atomic(path, render_markdown(results).encode("utf-8"))
 
 

@@ -307,6 +307,39 @@ def test_no_import_cycles() -> None:
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
+def unexplained_lazy_imports(modules: dict[str, Path]) -> list[str]:
+    """Function-level imports of package modules without a ``# lazy: reason`` comment (on the
+    import's line or the line above)."""
+    found = []
+    for name, path in modules.items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        tree = ast.parse("\n".join(lines))
+        for func in ast.walk(tree):
+            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in (n for stmt in func.body for n in _import_nodes(stmt)):
+                inside = [t for t in _targets(node, name, path.name == "__init__.py")
+                          if t in modules and t != name]
+                near = " ".join(lines[max(node.lineno - 2, 0) : node.lineno])
+                if inside and "lazy:" not in near:
+                    found.append(f"{path.name}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    return found
+
+
+def test_every_function_level_import_states_its_reason() -> None:
+    found = unexplained_lazy_imports(package_modules())
+    assert not found, "import at module level, or say why not (# lazy: ...):\n" + "\n".join(found)
+
+
+def test_the_reason_check_catches_a_bare_lazy_import(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    b.write_text("")
+    a.write_text(
+        "def f():\n    from pkg import b\n\ndef g():\n    from pkg import b  # lazy: why\n"
+    )
+    assert unexplained_lazy_imports({"pkg.a": a, "pkg.b": b}) == ["a.py:2: from pkg import b"]
+
+
 def test_the_cycle_check_sees_function_level_and_relative_imports(tmp_path: Path) -> None:
     a, b, c = tmp_path / "a.py", tmp_path / "b.py", tmp_path / "c.py"
     a.write_text("def f():\n    from pkg import b\n")

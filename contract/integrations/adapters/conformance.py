@@ -28,6 +28,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from contract.engine.loading import load
+from contract.engine.reproducers import write_atomic
+from contract.engine.results import RunSettings
+from contract.engine.targets import TargetError
 from contract.integrations.adapters import (
     ADAPTERS,
     BY_NAME,
@@ -35,7 +39,16 @@ from contract.integrations.adapters import (
     AdapterInfo,
     library_version,
 )
-from contract.integrations.adapters.findings import FINDINGS, VERDICTS, Finding
+from contract.integrations.adapters import library_version as version
+from contract.integrations.adapters.findings import (
+    ADAPTER_NOTES,
+    CONTRACT_NOTES,
+    FINDINGS,
+    VERDICTS,
+    Finding,
+)
+from contract.reporting.json_report import report_json
+from contract.spec.model import escape
 
 DEFAULT_OUT = Path(".chunk-contract/conformance")
 DEFAULT_DOC = Path("docs/conformance.md")
@@ -50,12 +63,7 @@ _WORKBOOK_ONLY = ("tight_range", "cells_covered")
 
 def run_one(name: str, out: str, max_examples: int, seed: int, timeout: float) -> dict[str, Any]:
     """Run the contract on one adapter and write ``out/NAME.json``; returns a summary."""
-    from contract.engine.loading import load
-    from contract.engine.reproducers import write_atomic
-    from contract.engine.results import RunSettings
-    from contract.engine.runner import run
-    from contract.engine.targets import TargetError
-    from contract.reporting.json_report import report_json
+    from contract.engine.runner import run  # lazy: Hypothesis
 
     info = BY_NAME[name]
     folder = Path(out)
@@ -101,8 +109,6 @@ def run_all(
 
 
 def _versions(max_examples: int, seed: int) -> dict[str, Any]:
-    from contract.integrations.adapters import library_version as version
-
     return {
         "python": platform.python_version(),
         "chunk-contract": version("chunk-contract"),
@@ -316,7 +322,6 @@ def _section(
 ) -> list[str]:
     version = versions.get("libraries", {}).get(info.distribution) or "?"
     out = [f"## `{info.name}`: {info.distribution} {version}, `{info.splitter}`", ""]
-    from contract.integrations.adapters.findings import ADAPTER_NOTES
 
     violated = [i for i in report["invariants"] if i["status"] == "violated"]
     if info.name in ADAPTER_NOTES:
@@ -341,8 +346,6 @@ def _section(
 
 
 def _counterexample(found: dict[str, Any]) -> list[str]:
-    from contract.spec.model import escape
-
     config = found.get("config", {})
     document = found.get("document", "")
     shown = escape(document, 240) if isinstance(document, str) else json.dumps(document)[:240]
@@ -364,8 +367,6 @@ def _counterexample(found: dict[str, Any]) -> list[str]:
 
 
 def _contract_notes() -> list[str]:
-    from contract.integrations.adapters.findings import CONTRACT_NOTES
-
     return ["## Notes on the contract itself", "", *CONTRACT_NOTES, ""]
 
 

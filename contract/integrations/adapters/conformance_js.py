@@ -57,7 +57,7 @@ MINIMAL: tuple[tuple[str, str, int, int, str], ...] = (
 def run_one(splitter: langchainjs.JsSplitter, out: Path, *, examples: int,
             seeds: Sequence[int]) -> dict[str, Any]:
     """Probe one splitter over ``seeds``; writes and returns {invariant: first violation}."""
-    from contract.engine.exec_probe import exec_session, violations
+    from contract.engine.exec_probe import exec_session, violations  # lazy: Hypothesis
 
     found: dict[str, Any] = {}
     with exec_session(splitter.target, timeout=10) as session:

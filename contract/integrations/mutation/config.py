@@ -64,6 +64,7 @@ class Budget:
 
     def run_settings(self, *, skip: tuple[str, ...] = ()) -> Any:
         """The RunSettings of this budget (``skip`` adds to the budget's own)."""
+        # lazy: each mutmut phase imports only what it runs
         from contract.engine.results import RunSettings
 
         return RunSettings(

@@ -78,10 +78,13 @@ def _compare(name: str, target: str, examples: int, max_length: int, seed_value:
     """How many cases were compared on ``target``, and the first that differed (if any)."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
+    # lazy: each mutmut phase imports only what it runs
     from contract.engine.results import RunSettings
-    from contract.engine.runner import cases_for
+    from contract.engine.runner import cases_for  # lazy: Hypothesis
+
+    # lazy: each mutmut phase imports only what it runs
     from contract.engine.targets import load_here as load  # the suite calls the plugin itself
-    from contract.engine.worker import Worker
+    from contract.engine.worker import Worker  # lazy: each mutmut phase imports only what it runs
 
     stabilize_generation()
     plugin = load(target)
@@ -114,12 +117,14 @@ def _compare(name: str, target: str, examples: int, max_length: int, seed_value:
 
 
 def _task(plugin: Any) -> Any:
+    # lazy: each mutmut phase imports only what it runs
     from contract.spec.model import normalise_chunks
 
     def task(request: tuple[str, Any, int, int]) -> Any:
         mutant, document, max_size, overlap = request
         os.environ["MUTANT_UNDER_TEST"] = mutant
         if plugin.kind == "workbook":
+            # lazy: each mutmut phase imports only what it runs
             from contract.spec.workbook import build
 
             document = build(document)

@@ -286,8 +286,12 @@ def _resolve(spec: str) -> Target:
 
 def _expected_violations(target: Target, budget: Budget) -> list[str]:
     """What the unmutated chunker already violates under the budget (cannot kill a mutant)."""
-    from contract.engine.runner import run
+    from contract.engine.runner import run  # lazy: Hypothesis
+
+    # lazy: each mutmut phase imports only what it runs
     from contract.engine.targets import TargetError
+
+    # lazy: each mutmut phase imports only what it runs
     from contract.engine.targets import load_here as load  # the suite calls the plugin itself
 
     try:
@@ -295,6 +299,7 @@ def _expected_violations(target: Target, budget: Budget) -> list[str]:
     except TargetError as exc:
         raise UsageError(str(exc)) from None
     print(f"mutation: running the contract on the unmutated {target.spec} ...", flush=True)
+    # lazy: each mutmut phase imports only what it runs
     from contract.integrations.mutation.suite import _warm_up
 
     _warm_up(plugin)

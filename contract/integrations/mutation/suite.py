@@ -77,7 +77,9 @@ def check(target: str, expected: frozenset[str] = frozenset(),
 
     ``budget``: default :func:`contract.integrations.mutation.config.budget` (the run's budget).
     """
-    from contract.engine.runner import run
+    from contract.engine.runner import run  # lazy: Hypothesis
+
+    # lazy: each mutmut phase imports only what it runs
     from contract.engine.targets import load_here as load  # the suite calls the plugin itself
 
     budget = budget or current_budget()
@@ -88,6 +90,7 @@ def check(target: str, expected: frozenset[str] = frozenset(),
         _require_mutated_copy(target)
     if phase == "stats":
         triaged_mutants()  # computed once here; every mutant's process inherits it (fork)
+        # lazy: each mutmut phase imports only what it runs
         from contract.integrations.mutation.explain import record_target
 
         record_target(target)
@@ -133,7 +136,10 @@ def _read_triaged() -> frozenset[str]:
     raw = os.environ.get(TRIAGE_ENV, "")
     if not raw:
         return frozenset()
+    # lazy: each mutmut phase imports only what it runs
     from contract.integrations.mutation import results, triage
+
+    # lazy: each mutmut phase imports only what it runs
     from contract.integrations.mutation.reports import EXCLUDED
 
     spec = json.loads(raw)
@@ -153,6 +159,7 @@ def _warm_up(plugin: Any) -> None:
     """Import what the worker would otherwise import on its first call (openpyxl: seconds on
     a loaded machine), so the first call of every worker is not the one that times out."""
     if plugin.kind == "workbook":
+        # lazy: each mutmut phase imports only what it runs
         from contract.spec.workbook import build
 
         build({"sheets": {"Sheet1": {"A1": "x", "B2": {"value": 1, "style": "fill"}}}})
@@ -174,6 +181,7 @@ def _stop_on_new_violation(expected: frozenset[str]) -> Callable[[Any], None]:
     The exception propagates out of :func:`contract.engine.runner.run` (the worker is closed on the
     way), so a killed mutant is never shrunk.
     """
+    # lazy: each mutmut phase imports only what it runs
     from contract.engine.events import Progress, Shrinking
 
     def listen(event: Any) -> None:
@@ -245,10 +253,12 @@ def probe(plugin: Any, settings: Any) -> None:
     """
     from hypothesis import given, seed
 
-    from contract.engine.runner import cases_for
-    from contract.engine.worker import Worker
+    from contract.engine.runner import cases_for  # lazy: Hypothesis
+    from contract.engine.worker import Worker  # lazy: each mutmut phase imports only what it runs
+
+    # lazy: each mutmut phase imports only what it runs
     from contract.generation.corpus import corpus_for
-    from contract.generation.strategies.schedule import schedule_for
+    from contract.generation.strategies.schedule import schedule_for  # lazy: Hypothesis
 
     worker = Worker(_probe_task(plugin), timeout=settings.timeout, memory_mb=settings.memory_mb)
     strategy = cases_for(plugin, settings)
@@ -284,6 +294,7 @@ def _generate_only(settings: Any) -> Any:
 
 def _probe_task(plugin: Any) -> Callable[[Any], list[tuple[str, str | None]]]:
     """The worker side of :func:`probe`: make every call the contract makes, return the hits."""
+    # lazy: each mutmut phase imports only what it runs
     from contract.spec.model import normalise_chunks
 
     def task(request: tuple[Any, int, int]) -> list[tuple[str, str | None]]:
@@ -307,6 +318,7 @@ def _probe_task(plugin: Any) -> Callable[[Any], list[tuple[str, str | None]]]:
 
 def _split(plugin: Any, document: Any, max_size: int, overlap: int) -> Any:
     if plugin.kind == "workbook":
+        # lazy: each mutmut phase imports only what it runs
         from contract.spec.workbook import build
 
         document = build(document)

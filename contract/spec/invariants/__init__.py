@@ -18,6 +18,7 @@ def load_builtin() -> None:
     """Register every built-in invariant (idempotent: later calls do nothing)."""
     # The explicit loading of the built-in rules, schemathesis-style: importing a family
     # registers its rules with contract.spec.rules.
+    # lazy: the explicit loading of the built-in rules
     from contract.spec.invariants import (  # noqa: F401
         content,
         execution,
