@@ -136,7 +136,7 @@ class LegacyFinder(importlib.abc.MetaPathFinder):
         target: types.ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
         """A spec whose loader returns the new module, or None for a name that did not move."""
-        new = new_name(fullname)
+        new = new_name(fullname) if fullname.startswith("contract.") else None
         if new is None:
             return None
         real = sys.modules[new].__spec__ if new in sys.modules else importlib.util.find_spec(new)

@@ -8,7 +8,7 @@ of them a run keeps the built-in defaults (200 examples, a random seed, 45 s + 1
 Explicit budgets (``--max-examples``, ``--seed``) override what the profile says. A profile
 chosen explicitly (flag or environment) also overrides the budgets of ``[tool.chunk-contract]``;
 a profile named only in the table is below the table's own budgets (see
-``ProjectConfig.settings``, the one place the layers are resolved).
+:mod:`contract.settings`, the one place the layers are resolved).
 
 This module imports nothing heavy: the pytest plugin reads it at load time.
 """
@@ -107,7 +107,7 @@ def chosen(
 ) -> tuple[Profile | None, bool]:
     """(the profile in force, whether a flag or the environment chose it) — see :func:`choose`.
 
-    An explicitly chosen profile's budgets go above the table's (ProjectConfig.settings).
+    An explicitly chosen profile's budgets go above the table's (contract.settings.layer).
     """
     env = (os.environ if environ is None else environ).get(ENV_VAR, "").strip()
     profile = choose(explicit, declared, environ)
