@@ -96,7 +96,8 @@ def contract(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff and mypy."""
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", "contract", "reference_chunkers", "tests", "fuzz", "bench")
+    session.run("ruff", "check", "contract", "reference_chunkers", "tests", "fuzz", "bench",
+                "scripts")
     session.run("mypy")
 
 
