@@ -54,7 +54,7 @@ def slow(session: nox.Session) -> None:
 SHIPPED = """
 from importlib import resources
 for package, name in [("contract", "py.typed"), ("reference_chunkers", "py.typed"),
-                      ("contract.mutation", "vendor/mutation-test-elements.js"),
+                      ("contract.integrations.mutation", "vendor/mutation-test-elements.js"),
                       ("reference_chunkers", "fixed.py")]:
     assert resources.files(package).joinpath(name).is_file(), (package, name)
 import contract
@@ -96,7 +96,8 @@ def contract(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff and mypy."""
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", "contract", "reference_chunkers", "tests", "fuzz", "bench")
+    session.run("ruff", "check", "contract", "reference_chunkers", "tests", "fuzz", "bench",
+                "scripts")
     session.run("mypy")
 
 
@@ -166,7 +167,7 @@ def fuzz(session: nox.Session) -> None:
                       "(see the reproducers above)")
 
 
-#: The libraries behind the built-in adapters (contract/adapters), at the versions that
+#: The libraries behind the built-in adapters (contract/integrations/adapters), at the versions that
 #: docs/conformance.md was made with. Keep in step with the ``peers`` extra in pyproject.toml.
 PEERS = [
     "langchain-text-splitters==1.1.3",
@@ -188,7 +189,8 @@ def peers(session: nox.Session) -> None:
     session.install("-e", ".", *PEERS)
     session.env.update(OFFLINE)
     session.run(
-        "python", "-m", "contract.adapters.conformance", "--out", ".chunk-contract/conformance",
+        "python", "-m", "contract.integrations.adapters.conformance",
+        "--out", ".chunk-contract/conformance",
         "--doc", "docs/conformance.md", "--max-examples", "200", "--jobs", "1", "--strict",
         *session.posargs,
     )
@@ -201,7 +203,7 @@ def mutation(session: nox.Session) -> None:
     ``nox -s mutation`` mutates reference_chunkers/ and fails on a survivor that is not
     triaged in docs/mutation-baseline.toml, or on a score under 90%.
     ``nox -s mutation -- path/to/file.py:attr`` mutates a third-party chunker file instead.
-    Reports: build/mutation/ (JSON, HTML, markdown; see docs in contract/mutation).
+    Reports: build/mutation/ (JSON, HTML, markdown; see docs in contract/integrations/mutation).
     """
     session.install("-e", ".[mutation]")
     session.run("chunk-contract", "mutate", "--max-children", "2", *session.posargs)
@@ -216,6 +218,6 @@ def mutation_js(session: nox.Session) -> None:
     Reports: build/mutation-js/. Needs node >= 20 (npm ci installs the pinned Stryker).
     """
     session.install("-e", ".")
-    session.run("npm", "ci", "--prefix", "contract/mutation/stryker", "--no-audit", "--no-fund",
-                external=True)
-    session.run("python", "-m", "contract.mutation.js", *session.posargs)
+    session.run("npm", "ci", "--prefix", "contract/integrations/mutation/stryker",
+                "--no-audit", "--no-fund", external=True)
+    session.run("python", "-m", "contract.integrations.mutation.js", *session.posargs)

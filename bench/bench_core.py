@@ -16,13 +16,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from contract import execution
+from contract.engine import session as execution
+from contract.engine.loading import load
+from contract.engine.runner import RunSettings, run
+from contract.engine.session import Session
 from contract.engine.transport import InProcessTransport
-from contract.execution import Session
-from contract.model import Config
-from contract.plugins import load
-from contract.registry import registry
-from contract.runner import RunSettings, run
+from contract.spec.model import Config
+from contract.spec.registry import registry
 
 HERE = Path(__file__).resolve().parent
 FIXED = str(HERE.parent / "reference_chunkers" / "fixed.py") + ":split"
@@ -73,7 +73,7 @@ def check_cost(size: int, repeats: int = 3) -> tuple[float, float]:
     plugin = load(FIXED)
     text, config = realistic(size), Config(1000, 100)
     session = Session(plugin, timeout=60, memory_mb=None, selected=list(registry()))
-    from contract.model import chunks_from_records, normalise_chunks
+    from contract.spec.model import chunks_from_records, normalise_chunks
 
     chunking = checking = float("inf")
     for _ in range(repeats):
@@ -98,7 +98,7 @@ def placement_seconds(size: int) -> float:
     document, config = realistic(size), Config(1000, 100)
     texts = [c["text"] for c in plugin.split(document, max_size=1000, overlap=100)]
     session = Session(plugin, timeout=60, memory_mb=None, selected=list(registry()))
-    from contract.model import Chunk
+    from contract.spec.model import Chunk
 
     chunks = [Chunk(index=i, text=t, bare=True) for i, t in enumerate(texts)]
     started = time.perf_counter()

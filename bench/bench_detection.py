@@ -4,15 +4,17 @@ For every known-defective chunker in ``tests/defects/chunkers.py`` (``DEFECTS``:
 invariant it breaks) and several seeds, two Hypothesis searches run with the same budget of
 ``--examples`` examples and stop at the first example that breaks the expected invariant:
 
-* ``contract``: what ``chunk-contract run`` tries: the seed corpus (``contract.corpus``), then
-  ``contract.strategies.cases(kind="text", max_length=2000)`` (degenerate configs included);
+* ``contract``: what ``chunk-contract run`` tries: the seed corpus (``contract.generation.corpus``),
+then
+  ``contract.generation.strategies.cases(kind="text", max_length=2000)`` (degenerate configs
+  included);
 * ``naive``: ``@given(st.text(), st.integers(1, 100), st.integers(0, 99))``, the property test
   one would write by hand (overlap taken modulo max_size, so every config is valid).
 
-Each example goes through the engine itself (``contract.execution.Session.observe``: the isolated
-worker, every invariant, reruns and CRLF twins), so both sides are judged by the same checks
-and only the inputs differ. Reported per defect: in how many seeds it was found, and the median
-number of examples and seconds until the first detection (over the seeds that found it).
+Each example goes through the engine itself (``contract.engine.session.Session.observe``: the
+isolated worker, every invariant, reruns and CRLF twins), so both sides are judged by the same
+checks and only the inputs differ. Reported per defect: in how many seeds it was found, and the
+median number of examples and seconds until the first detection (over the seeds that found it).
 ``scales_linearly`` is decided by the engine's timing probe, not by examples: its row gives the
 probe's time for the contract and "n/a" for the naive test, which has no such probe. Ids from
 ``hash()`` (``hash_ids``) are likewise seen only by the runner, which re-chunks explored inputs
@@ -46,13 +48,14 @@ if str(ROOT) not in sys.path:
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from contract import scaling, strategies  # noqa: E402
-from contract.corpus import corpus_for  # noqa: E402
-from contract.execution import Session  # noqa: E402
-from contract.model import Config  # noqa: E402
-from contract.mutation.suite import stabilize_generation  # noqa: E402
-from contract.plugins import load  # noqa: E402
-from contract.registry import registry  # noqa: E402
+from contract.engine import scaling  # noqa: E402
+from contract.engine.loading import load  # noqa: E402
+from contract.engine.session import Session  # noqa: E402
+from contract.generation import strategies  # noqa: E402
+from contract.generation.corpus import corpus_for  # noqa: E402
+from contract.integrations.mutation.suite import stabilize_generation  # noqa: E402
+from contract.spec.model import Config  # noqa: E402
+from contract.spec.registry import registry  # noqa: E402
 
 DEFECTS_FILE = ROOT / "tests" / "defects" / "chunkers.py"
 RESULTS = ROOT / "bench" / "RESULTS.md"
@@ -139,8 +142,9 @@ RUNNER_LEVEL = {"hash_ids"}
 
 
 def runner_search(target: str, invariant: str, the_seed: int, examples: int) -> Search:
-    """Whether ``contract.runner.run`` reports ``invariant`` (its own cross-checks included)."""
-    from contract.runner import RunSettings, run
+    """Whether ``contract.engine.runner.run`` reports ``invariant`` (its own cross-checks
+    included)."""
+    from contract.engine.runner import RunSettings, run
 
     started = time.perf_counter()
     result = run(target, RunSettings(max_examples=examples, seed=the_seed, only=(invariant,),
@@ -206,8 +210,9 @@ def table(rows: list[Row], seeds: list[int], examples: int, elapsed: float,
         "in how many seeds the expected invariant was broken within the budget, and the median "
         "examples / seconds to the first detection. *contract*: the inputs of "
         "`chunk-contract run`: "
-        f"its seed corpus (`contract.corpus`, {len(corpus_for('text'))} probes) first, then "
-        "`contract.strategies.cases`; *naive*: `@given(st.text(), st.integers(1, 100), "
+        "its seed corpus (`contract.generation.corpus`, "
+        f"{len(corpus_for('text'))} probes) first, then "
+        "`contract.generation.strategies.cases`; *naive*: `@given(st.text(), st.integers(1, 100), "
         "st.integers(0, 99))` with overlap taken modulo max_size. Both are judged by the same "
         "engine (`Session.observe`), so only the inputs differ (and neither gets the string "
         "constants Hypothesis would otherwise mix in from this project's source). "

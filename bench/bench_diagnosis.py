@@ -2,8 +2,8 @@
 wrong one.
 
 Every known-defective chunker (tests/defects/chunkers.py and tests/diagnosis/defects.py) is run
-through the whole engine (``contract.runner.run``: corpus, generation, shrinking, diagnosis) on
-``--seeds`` seeds with the default budget. Each counterexample counts once: *diagnosed* when a
+through the whole engine (``contract.engine.runner.run``: corpus, generation, shrinking, diagnosis)
+on ``--seeds`` seeds with the default budget. Each counterexample counts once: *diagnosed* when a
 pattern was confirmed, *wrong* when the pattern is not one that tests/diagnosis/test_diagnosis.py
 lists as acceptable for that defect (EXPECTED; for the new defects, their own pattern). The goal
 is a wrong count of 0; the rate says how much of the suite the patterns explain.
@@ -26,7 +26,7 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from contract.runner import RunSettings, run  # noqa: E402
+from contract.engine.runner import RunSettings, run  # noqa: E402
 
 RESULTS = ROOT / "bench" / "RESULTS-diagnosis.md"
 

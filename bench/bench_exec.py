@@ -31,13 +31,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hypothesis import HealthCheck, given, settings
 
-from contract import strategies
 from contract.engine import procs
 from contract.engine.exec_child import ExecChild
-from contract.execution import Session
-from contract.model import Config, normalise_chunks
-from contract.plugins import Plugin, load
-from contract.registry import registry
+from contract.engine.loading import load
+from contract.engine.session import Session
+from contract.engine.targets import Plugin
+from contract.generation import strategies
+from contract.spec.model import Config, normalise_chunks
+from contract.spec.registry import registry
 
 HERE = Path(__file__).resolve().parent
 JS_CHUNKER = HERE.parent / "reference_chunkers" / "js" / "chunker.mjs"

@@ -13,32 +13,39 @@ Writing a new invariant: decorate a function ``(case: Case) -> Iterator[Violatio
 
 from typing import TYPE_CHECKING, Any
 
-from contract.model import Case, Chunk, Config, Violation
-from contract.plugins import Plugin, TargetError, load
-from contract.registry import invariant
+from contract import _legacy
+from contract.engine.results import RunResult, RunSettings
+from contract.engine.targets import Plugin, TargetError
+from contract.spec.model import Case, Chunk, Config, Violation
+from contract.spec.registry import invariant
+
+_legacy.install()  # the old import paths (contract.runner, contract.adapters, ...) keep working
 
 #: The version of the public interface (docs/spec.md) that this package implements; reports
 #: name it, so a reader knows which rules a verdict was reached under.
 SPEC_VERSION = "1.1"
 
 if TYPE_CHECKING:
-    from contract.runner import RunResult, RunSettings, run
-    from contract.verify import check
-
-#: Imported on first use, so that ``import contract.<anything>`` (the pytest plugin, the
-#: profiles) does not import Hypothesis.
-_LAZY = {"RunResult", "RunSettings", "run"}
+    from contract.engine.loading import load
+    from contract.engine.runner import run
+    from contract.engine.verify import check
 
 
 def __getattr__(name: str) -> Any:
+    """``run``, ``check`` and ``load``, imported on first use: the first two import
+    Hypothesis, and ``import contract.<anything>`` (the pytest plugin, the reporters) must not."""
     if name == "check":
-        from contract.verify import check
+        from contract.engine.verify import check  # lazy: Hypothesis
 
         return check
-    if name in _LAZY:
-        from contract import runner
+    if name == "load":
+        from contract.engine.loading import load  # lazy: it imports the worker machinery
 
-        return getattr(runner, name)
+        return load
+    if name == "run":
+        from contract.engine.runner import run  # lazy: Hypothesis
+
+        return run
     raise AttributeError(f"module 'contract' has no attribute {name!r}")
 
 

@@ -1,7 +1,7 @@
 """The platform chunk-contract needs: POSIX, with ``os.fork`` and the ``resource`` module.
 
-The isolated worker (contract.worker) forks, puts the plugin in its own process group and caps
-its memory with ``resource.setrlimit``; none of that exists on Windows. Rather than fail with a
+The isolated worker (contract.engine.worker) forks, puts the plugin in its own process group and
+caps its memory with ``resource.setrlimit``; none of that exists on Windows. Rather than fail with a
 traceback deep inside a run, the command line checks first and says so in one line (exit 2).
 """
 

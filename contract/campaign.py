@@ -21,8 +21,8 @@ use the settings profile's database, so the database is set there, never per tes
 Every violation a property test meets is also kept as a chunk-contract reproducer (the smallest
 document per invariant, rewritten as the fuzzer shrinks it), in ``reproducers`` and in the
 shared database, so ``chunk-contract replay`` and the next ``run --database`` see what a
-campaign found. ``python -m contract.campaign TARGET`` (``nox -s campaign``) runs a whole
-campaign for one target and reports its findings.
+campaign found. ``python -m contract.campaign_driver TARGET`` (``nox -s campaign``) runs a
+whole campaign for one target and reports its findings.
 
 Whole-run checks (``scales_linearly``, the fresh-interpreter rerun of ``deterministic``) need a
 whole run and are left to ``chunk-contract run``; every per-example invariant is checked.
@@ -38,13 +38,16 @@ from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
 
-from contract import reproducers
-from contract.corpus import corpus_for
-from contract.database import ENV_VAR, SharedDatabase, open_database
-from contract.execution import Observation, Session
-from contract.model import Config
-from contract.plugins import Plugin, load
-from contract.registry import select
+from contract.engine import reproducers
+from contract.engine.database import ENV_VAR, SharedDatabase, open_database
+from contract.engine.loading import load
+from contract.engine.results import RunSettings
+from contract.engine.runner import cases_for
+from contract.engine.session import Observation, Session
+from contract.engine.targets import Plugin
+from contract.generation.corpus import corpus_for
+from contract.spec.model import Config
+from contract.spec.registry import select
 
 __all__ = ["property_test", "use_database"]
 
@@ -72,7 +75,7 @@ def property_test(
 ) -> Callable[..., None]:
     """A Hypothesis test that fails when ``target`` breaks any selected per-example invariant.
 
-    The seed corpus (:mod:`contract.corpus`) comes first, as explicit examples.
+    The seed corpus (:mod:`contract.generation.corpus`) comes first, as explicit examples.
 
     ``hypothesis_settings``: the test's settings (default: the active profile's, read now, so
     call :func:`use_database` first). The deadline is always off: the worker's timeout bounds
@@ -82,7 +85,6 @@ def property_test(
     chosen = _chosen(only, skip)
     if max_length < 1 or timeout <= 0:
         raise ValueError(f"max_length and timeout must be positive, got {max_length}, {timeout}")
-    from contract.runner import RunSettings, cases_for
 
     strategy = cases_for(plugin, RunSettings(max_length=max_length))
     key = (plugin.target, timeout, memory_mb, chosen)
@@ -113,8 +115,8 @@ def property_test(
 def use_database(spec: str | None = None) -> Any:
     """Load a Hypothesis settings profile whose example database is ``spec``.
 
-    ``spec``: a folder or a redis:// URL (:func:`contract.database.open_database`); None reads
-    $CHUNK_CONTRACT_DATABASE and, if that is unset too, changes nothing. Call it from a
+    ``spec``: a folder or a redis:// URL (:func:`contract.engine.database.open_database`); None
+    reads $CHUNK_CONTRACT_DATABASE and, if that is unset too, changes nothing. Call it from a
     conftest.py, before the tests are collected. Returns the database (or None).
     """
     spec = spec or os.environ.get(ENV_VAR) or None

@@ -21,11 +21,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from contract import reproducers
-from contract.database import ENV_VAR, open_database
-from contract.engine import reaper
+from contract.engine import reaper, reproducers
+from contract.engine.database import ENV_VAR, open_database
+from contract.engine.loading import load
 from contract.errors import UsageError, one_line
-from contract.plugins import load
 from contract.reporting.progress import ProgressBar
 
 PROG = "chunk-contract campaign"

@@ -9,21 +9,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from contract import reproducers
-from contract.execution import Observation, Session
-from contract.model import Config, Violation
-from contract.plugins import Plugin, TargetError, load
-from contract.registry import registry
+from contract.engine import crossrun, reproducers, scaling
+from contract.engine.events import Finished, Listener
+from contract.engine.loading import load
+from contract.engine.results import Counterexample, InvariantResult, RunResult, RunSettings
+from contract.engine.runner import skip_reason
+from contract.engine.session import Observation, Session
+from contract.engine.targets import Plugin, TargetError
+from contract.errors import UsageError
 from contract.reporting.text import render
-from contract.runner import (
-    Counterexample,
-    Finished,
-    InvariantResult,
-    Listener,
-    RunResult,
-    RunSettings,
-    skip_reason,
-)
+from contract.spec.model import Config, Violation
+from contract.spec.registry import registry
 
 REPRODUCERS = Path(".chunk-contract/reproducers")
 
@@ -36,14 +32,13 @@ def read_document(
     A workbook is checked for zip bombs, then parsed in a worker under ``memory_mb`` and a
     multiple of ``timeout`` (contract.engine.xlsx).
     """
-    from contract.cli import UsageError
-
     file = Path(path)
     if not file.is_file():
         raise UsageError(f"{path}: no such file")
     if plugin.kind == "workbook":
         if file.suffix.lower() not in (".xlsx", ".xlsm"):
             raise UsageError(f"{path}: workbook plugins read .xlsx files")
+        # lazy: only for workbook files
         from contract.engine.xlsx import WorkbookFileError, read_workbook
 
         try:
@@ -228,8 +223,6 @@ def replay(saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: i
 
 
 def _replay_scaling(session: Session, saved: reproducers.Reproducer, limit: float) -> int:
-    from contract import scaling
-
     print(f"replaying scales_linearly on {saved.target}: timing doubling documents")
     found = scaling.probe(session.worker, timeout=limit)
     for violation in found:
@@ -241,9 +234,7 @@ def _replay_scaling(session: Session, saved: reproducers.Reproducer, limit: floa
 def _fresh_interpreter_differs(
     saved: reproducers.Reproducer, records: list[dict[str, Any]], limit: float
 ) -> list[Violation]:
-    """``deterministic`` across interpreters (see contract.crossrun) for one saved input."""
-    from contract import crossrun
-
+    """``deterministic`` across interpreters (see contract.engine.crossrun) for one saved input."""
     done = crossrun.rerun(
         saved.target, [(saved.document, saved.config)], timeout=limit, memory_mb=saved.memory_mb
     )

@@ -10,14 +10,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from contract import errors, registry, reproducers
+import contract
+from contract import SPEC_VERSION, errors
+from contract._legacy import current
 from contract._platform import require_posix
-from contract.database import database_spec
-from contract.engine import reaper
+from contract.engine import reaper, reproducers
+from contract.engine.database import database_spec, open_database
+from contract.engine.events import Finished
+from contract.engine.loading import load
+from contract.engine.results import RunSettings
+from contract.engine.targets import Plugin
 from contract.errors import UsageError
-from contract.model import Config
-from contract.plugins import Plugin, load
 from contract.profiles import ENV_VAR, PROFILES
+from contract.reporting import formats
+from contract.reporting.matrix import render_matrix
+from contract.spec import registry
+from contract.spec.model import Config
 
 EXIT_PASSED, EXIT_VIOLATED, EXIT_USAGE = 0, 1, 2
 
@@ -68,7 +76,7 @@ def _size(text: str) -> int:
 
 
 def _jobs(text: str) -> int:
-    from contract.parallel import jobs_from
+    from contract.engine.parallel import jobs_from  # lazy: Hypothesis
 
     try:
         return jobs_from(text)
@@ -85,8 +93,6 @@ def version() -> str:
     try:
         return importlib.metadata.version("chunk-contract")
     except importlib.metadata.PackageNotFoundError:
-        import contract
-
         return str(getattr(contract, "__version__", "unknown"))
 
 
@@ -126,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 DELEGATED = {
     "fuzz": ("contract.integrations.fuzzing.cli",
              "fuzz a chunker for a time budget (libFuzzer for Python, blind for exec: targets)"),
-    "mutate": ("contract.mutation.running",
+    "mutate": ("contract.integrations.mutation.running",
                "mutation-test a chunker with the contract as its test suite (mutmut)"),
     "campaign": ("contract.campaign_driver",
                  "a long HypoFuzz campaign on a chunker, shared through --database"),
@@ -181,12 +187,13 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--no-corpus",
         action="store_true",
-        help="do not replay the seed corpus (contract.corpus) before generating",
+        help="do not replay the seed corpus (contract.generation.corpus) before generating",
     )
     run.add_argument(
         "--no-schedule",
         action="store_true",
-        help="do not play the covering schedule (contract.strategies.schedule) before generating",
+        help="do not play the covering schedule (contract.generation.strategies.schedule) "
+        "before generating",
     )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     run.add_argument(
@@ -251,9 +258,7 @@ def _seed(parser: argparse.ArgumentParser) -> None:
 
 def _reports(parser: argparse.ArgumentParser, command: str) -> None:
     """Every file report of the registry (contract.reporting.formats) as a flag of ``command``."""
-    from contract.reporting.formats import add_flags
-
-    add_flags(parser, command)
+    formats.add_flags(parser, command)
 
 
 def _database(parser: argparse.ArgumentParser) -> None:
@@ -327,8 +332,8 @@ def _load(target: str) -> Plugin:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``run``: explore generated documents against TARGET, or the declared targets."""
-    from contract.parallel import check_jobs
-    from contract.project import run_command
+    from contract.engine.parallel import check_jobs  # lazy: Hypothesis
+    from contract.project import run_command  # lazy: tomllib only when needed
 
     registry.select(args.only, args.skip)
     try:
@@ -340,10 +345,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_matrix(args: argparse.Namespace) -> int:
     """``matrix``: run every target, print one invariant x chunker table."""
-    from contract.database import open_database
-    from contract.reporting import formats
-    from contract.reporting.matrix import render_matrix
-    from contract.runner import RunSettings
 
     plugins = [_load(target) for target in args.targets]  # every target resolves, or exit 2
     given = formats.requested(args, "matrix")
@@ -366,15 +367,14 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     results = _matrix_runs(plugins, settings, reports)
     reports.close()
     print(render_matrix(results))
-    from contract.project import exit_status
+    from contract.project import exit_status  # lazy: tomllib only when needed
 
     return exit_status(results)
 
 
 def _matrix_runs(plugins: list[Plugin], settings: Any, reports: Any) -> list[Any]:
     """Each target in turn, its events to ``reports``; a failing one's text report to stderr."""
-    from contract.reporting import formats
-    from contract.runner import Finished, run
+    from contract.engine.runner import run  # lazy: Hypothesis
 
     text = formats.open_stream("text", stream=sys.stderr)
     results = []
@@ -390,8 +390,7 @@ def _matrix_runs(plugins: list[Plugin], settings: Any, reports: Any) -> list[Any
 
 def cmd_check(args: argparse.Namespace) -> int:
     """``check``: every invariant on the user's own files, with one config."""
-    from contract.checking import REPRODUCERS, check_files
-    from contract.reporting import formats
+    from contract.checking import REPRODUCERS, check_files  # lazy: Hypothesis
 
     for path in args.files:
         _readable_file(path)
@@ -436,10 +435,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     """``replay``: run one saved counterexample again (exit 1 while it still fails)."""
     from dataclasses import replace
 
-    from contract.checking import replay
+    from contract.checking import replay  # lazy: Hypothesis
 
     if args.emit_pytest:
-        from contract.regression import emit_pytest
+        # lazy: each subcommand imports only what it runs
+        from contract.engine.regression import emit_pytest
 
         written = emit_pytest(reproducers.load(args.reproducer), Path(args.emit_pytest),
                               source=args.reproducer)
@@ -455,8 +455,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     if args.adapters:
-        from contract.adapters import ADAPTERS, EXTRA
-        from contract.plugins import entry_points
+        # lazy: each subcommand imports only what it runs
+        from contract.engine.targets import entry_points
+
+        # lazy: each subcommand imports only what it runs
+        from contract.integrations.adapters import ADAPTERS, EXTRA
 
         registered = entry_points()
         print(f"{'adapter':<28} {'library':<32} {'status':<24} target")
@@ -467,13 +470,12 @@ def cmd_list(args: argparse.Namespace) -> int:
             print(f"{adapter.name:<28} {adapter.distribution:<32} {status:<24} {target}")
         others = sorted(set(registered) - {a.name for a in ADAPTERS})
         for name in others:
-            built_in = registered[name].value.startswith("contract.adapters.")
+            built_in = current(registered[name].value).startswith("contract.integrations.adapters.")
             library = "(built-in, out of process)" if built_in else "(third-party plugin)"
             print(f"{name:<28} {library:<32} {'registered':<24} {registered[name].value}")
         if not all(a.installed for a in ADAPTERS):
             print(f"\nInstall the missing libraries with: pip install '{EXTRA}'")
         return EXIT_PASSED
-    from contract import SPEC_VERSION
 
     rules = registry.registry()
     width = max(map(len, rules))

@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Any
 from contract import errors
 
 if TYPE_CHECKING:
-    from contract.plugins import Plugin
+    from contract.engine.results import RunSettings
+    from contract.engine.targets import Plugin
     from contract.profiles import Profile
-    from contract.runner import RunSettings
 
 TABLE = "chunk-contract"
 DEFAULT_SKIP_REASON = "skipped in [tool.chunk-contract]"
@@ -93,7 +93,7 @@ class ProjectConfig:
     skip: Mapping[str, str] = field(default_factory=dict)
     budgets: Mapping[str, Any] = field(default_factory=dict)
     reproducers: Path | None = None
-    #: A shared example database (contract.database): a redis:// URL or a folder.
+    #: A shared example database (contract.engine.database): a redis:// URL or a folder.
     database: str | None = None
 
     @property
@@ -120,30 +120,12 @@ class ProjectConfig:
         overrides: Mapping[str, Any] | None = None,
         profile_explicit: bool = False,
     ) -> RunSettings:
-        """RunSettings for ``entry``; the one place settings are layered (README, Profiles).
+        """RunSettings for ``entry`` under ``profile``: see :func:`contract.settings.layer`."""
+        from contract import settings  # lazy: this module imports only the standard library
 
-        Lowest first: the built-in defaults, the profile, the table, the entry, ``overrides``
-        (explicit values: flags, the environment, keyword arguments; None means "not given").
-        A profile chosen explicitly (a flag or $CHUNK_CONTRACT_PROFILE: ``profile_explicit``)
-        goes above the table and the entry instead, so ``--profile nightly`` gets the nightly
-        budget even when the table sets max-examples. ``only`` replaces the declared selection;
-        ``skip`` adds to it.
-        """
-        from contract import profiles
-
-        given = {k: v for k, v in (overrides or {}).items() if v is not None and v != ()}
-        values: dict[str, Any] = {**self.budgets, **entry.budgets}
-        if profile is not None and profile_explicit:
-            for key in profiles.BUDGET_FIELDS:
-                values.pop(key, None)
-        only = given.pop("only", None) or entry.only or self.only
-        skip = (*self.skip_reasons(entry), *given.pop("skip", ()))
-        values.update(given)
-        if self.reproducers is not None:
-            values.setdefault("reproducers", self.reproducers)
-        if self.database is not None:
-            values.setdefault("example_database", self.database)
-        return profiles.build(profile, only=tuple(only), skip=skip, **values)
+        return settings.layer(
+            self, entry, profile, overrides=overrides, profile_explicit=profile_explicit
+        )
 
 
 def find(start: Path | None = None) -> ProjectConfig:
@@ -186,6 +168,7 @@ def parse(table: Any, path: Path) -> ProjectConfig:
     table = _snake(table, _TOP_KEYS, where)
     profile = table.get("profile")
     if profile is not None:
+        # lazy: this module loads with the standard library only
         from contract.profiles import PROFILES
 
         if not isinstance(profile, str) or profile not in PROFILES:
@@ -300,7 +283,8 @@ def _budgets(table: Mapping[str, Any], where: str) -> dict[str, Any]:
 
 
 def _check_ids(config: ProjectConfig, where: str) -> None:
-    from contract.registry import registry
+    # lazy: this module loads with the standard library only
+    from contract.spec.registry import registry
 
     known = registry()
     named = [*config.only, *config.skip]
@@ -322,8 +306,11 @@ def load_target(target: str, base: Path | None = None) -> Plugin:
     The plugin keeps the target string as written (test ids, reports and reproducers show
     it), so ``chunk-contract replay`` works from ``base``.
     """
+    # lazy: this module loads with the standard library only
+    from contract.engine.loading import load
+
+    # lazy: this module loads with the standard library only
     from contract.engine.outofprocess import is_out_of_process, load_out_of_process
-    from contract.plugins import load
 
     if is_out_of_process(target):  # an exec: command runs in the folder of pyproject.toml
         return load_out_of_process(target, cwd=(base or Path.cwd()).resolve())
@@ -339,7 +326,8 @@ def load_target(target: str, base: Path | None = None) -> Plugin:
 
 def with_reasons(reasons: Mapping[str, str], listener: Any) -> Any:
     """A listener that puts the declared skip reasons into the result, then calls ``listener``."""
-    from contract.runner import Finished
+    # lazy: this module loads with the standard library only
+    from contract.engine.events import Finished
 
     def forward(event: Any) -> None:
         if isinstance(event, Finished):

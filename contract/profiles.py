@@ -8,7 +8,7 @@ of them a run keeps the built-in defaults (200 examples, a random seed, 45 s + 1
 Explicit budgets (``--max-examples``, ``--seed``) override what the profile says. A profile
 chosen explicitly (flag or environment) also overrides the budgets of ``[tool.chunk-contract]``;
 a profile named only in the table is below the table's own budgets (see
-``ProjectConfig.settings``, the one place the layers are resolved).
+:mod:`contract.settings`, the one place the layers are resolved).
 
 This module imports nothing heavy: the pytest plugin reads it at load time.
 """
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from contract.errors import UsageError
 
 if TYPE_CHECKING:
-    from contract.runner import RunSettings
+    from contract.engine.results import RunSettings
 
 ENV_VAR = "CHUNK_CONTRACT_PROFILE"
 
@@ -107,7 +107,7 @@ def chosen(
 ) -> tuple[Profile | None, bool]:
     """(the profile in force, whether a flag or the environment chose it) — see :func:`choose`.
 
-    An explicitly chosen profile's budgets go above the table's (ProjectConfig.settings).
+    An explicitly chosen profile's budgets go above the table's (contract.settings.layer).
     """
     env = (os.environ if environ is None else environ).get(ENV_VAR, "").strip()
     profile = choose(explicit, declared, environ)
@@ -150,9 +150,9 @@ def build(
 
     With ``replay_failures`` (the default) the reproducer folder doubles as the failure
     database, unless ``database`` is given: the failures one run saved are replayed first by
-    the next (see contract.database).
+    the next (see contract.engine.database).
     """
-    from contract.runner import RunSettings
+    from contract.engine.results import RunSettings  # lazy: the pytest plugin loads light
 
     unknown = set(explicit) - set(FIELDS)
     if unknown:

@@ -18,11 +18,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from contract import config_file, profiles, reproducers
+from contract import config_file
+from contract import settings as run_settings
 from contract.config_file import ConfigError, ProjectConfig, TargetEntry
-from contract.database import ENV_VAR as DATABASE_ENV
-from contract.database import open_database
-from contract.plugins import Plugin
+from contract.engine import reproducers
+from contract.engine.database import open_database
+from contract.engine.targets import Plugin
+from contract.reporting import formats
 
 
 def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -62,17 +64,15 @@ def resolve(
     project: ProjectConfig,
     environ: Mapping[str, str],
 ) -> list[tuple[Plugin, Any, dict[str, str]]]:
-    """The targets to run with their settings, from plain values: flag > environment >
-    ``[tool.chunk-contract]`` > profile > default (an explicit profile above the table)."""
+    """The targets to run with their settings, from plain values (:mod:`contract.settings`:
+    flag > environment > ``[tool.chunk-contract]`` > profile > default)."""
     entries, base = _entries(target, project)
-    chosen, explicit = profiles.chosen(profile, project.profile, environ)
-    given = dict(flags)
-    if not given.get("example_database"):
-        given["example_database"] = environ.get(DATABASE_ENV) or None
     jobs = []
     for entry in entries:
+        settings = run_settings.resolve(
+            flags=flags, environ=environ, project=project, entry=entry, profile=profile
+        )
         plugin = config_file.load_target(entry.target, base)
-        settings = project.settings(entry, chosen, overrides=given, profile_explicit=explicit)
         if settings.example_database:
             open_database(settings.example_database)  # a bad spec is a usage error, up front
         if settings.reproducers is not None:
@@ -96,7 +96,6 @@ def _entries(target: str | None, project: ProjectConfig) -> tuple[list[TargetEnt
 def _report_paths(args: argparse.Namespace) -> dict[str, str]:
     """The requested report files (format -> path), every path checked before anything runs
     (with several targets the JSON reports are written beside ``--json``)."""
-    from contract.reporting import formats
 
     given = formats.requested(args, "run")
     formats.validate(given, "run")
@@ -109,7 +108,6 @@ def run_command(args: argparse.Namespace) -> int:
     Every report comes from the registry (contract.reporting.formats): one handler per
     requested format, fed every target's events, closed once all targets ran.
     """
-    from contract.reporting import formats
 
     jobs = plan(args)
     given = _report_paths(args)
@@ -128,13 +126,13 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _run_jobs(args: argparse.Namespace, jobs: list[Any], reports: Any) -> list[Any]:
     """Run each job in turn, its events (with the declared skip reasons) to ``reports``."""
-    from contract.runner import run
+    from contract.engine.runner import run  # lazy: Hypothesis
 
     results = []
     for plugin, settings, reasons in jobs:
         emit = config_file.with_reasons(reasons, reports)
         if getattr(args, "jobs", 1) > 1:
-            from contract.parallel import run_parallel
+            from contract.engine.parallel import run_parallel  # lazy: Hypothesis
 
             results.append(run_parallel(plugin, settings, args.jobs, on_event=emit))
         else:

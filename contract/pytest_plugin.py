@@ -34,11 +34,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from contract.errors import UsageError
 from contract.profiles import ENV_VAR, PROFILES
 
 if TYPE_CHECKING:
-    from contract.plugins import Plugin
-    from contract.runner import RunSettings
+    from contract.engine.results import RunSettings
+    from contract.engine.targets import Plugin
 
 MARKER = "chunk_contract"
 PREFIX = "chunk-contract"
@@ -111,7 +112,7 @@ _REPORT = "chunk_contract_"
 
 def _report_options(group: pytest.OptionGroup) -> None:
     """``--chunk-contract-NAME PATH`` for every file format of contract.reporting.formats."""
-    from contract.reporting.formats import file_formats
+    from contract.reporting.formats import file_formats  # lazy: the pytest plugin loads light
 
     for fmt in file_formats("pytest"):
         group.addoption(
@@ -124,7 +125,7 @@ def _report_options(group: pytest.OptionGroup) -> None:
 
 
 def _reports_given(config: pytest.Config) -> dict[str, str]:
-    from contract.reporting import formats
+    from contract.reporting import formats  # lazy: the pytest plugin loads light
 
     return formats.requested(config.option, "pytest", prefix=_REPORT)
 
@@ -135,8 +136,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     results = _finished(given)
     if not results:
         return  # no run in this process (an xdist controller, or no target): nothing to say
-    from contract.reporting import formats
-    from contract.runner import Finished
+    from contract.engine.events import Finished  # lazy: the pytest plugin loads light
+    from contract.reporting import formats  # lazy: the pytest plugin loads light
 
     plugins = session.config.stash.get(_PLUGINS, {})
     reports = formats.open_reports(given, command="pytest", targets=len(results), plugins=plugins)
@@ -149,7 +150,7 @@ def _finished(given: dict[str, str]) -> list[Any]:
     """The runs this process finished, if any report file was asked for."""
     if not given:
         return []
-    from contract.testing import finished_results
+    from contract.testing import finished_results  # lazy: tomllib only when needed
 
     return finished_results()
 
@@ -170,8 +171,8 @@ def _check_report_paths(config: pytest.Config) -> None:
     given = _reports_given(config)
     if not given:
         return
-    from contract.errors import UsageError
-    from contract.reporting import formats
+    from contract.errors import UsageError  # lazy: the pytest plugin loads light
+    from contract.reporting import formats  # lazy: the pytest plugin loads light
 
     try:
         formats.validate(given, "pytest")
@@ -228,8 +229,8 @@ def pytest_collection_modifyitems(
     targets = list(config.getoption("chunk_contract_targets") or [])
     if not targets and not config.getoption("chunk_contract_declared"):
         return
-    from contract import profiles, testing
-    from contract.registry import select
+    from contract import profiles, testing  # lazy: the pytest plugin loads light
+    from contract.spec.registry import select  # lazy: the pytest plugin loads light
 
     project = testing.project_config(config.rootpath)
     if config.getoption("chunk_contract_declared"):
@@ -245,7 +246,7 @@ def pytest_collection_modifyitems(
         profile, explicit = profiles.chosen(
             config.getoption("chunk_contract_profile"), project.profile
         )
-    except (KeyError, profiles.ProfileError) as exc:
+    except UsageError as exc:  # unknown ids, an unknown profile: contract.errors' one root
         raise pytest.UsageError(f"chunk-contract: {exc.args[0]}") from None
     overrides = {
         "max_examples": config.getoption("chunk_contract_max_examples"),
@@ -292,7 +293,7 @@ class ContractTarget(pytest.Collector):
         self.reasons = reasons
 
     def collect(self) -> list[pytest.Item]:
-        from contract.testing import applicable_ids
+        from contract.testing import applicable_ids  # lazy: tomllib only when needed
 
         return [
             ContractItem.from_parent(self, name=rule_id, nodeid=f"{self.nodeid}::{rule_id}")
@@ -324,7 +325,7 @@ class ContractItem(pytest.Item):
         self.add_marker(MARKER)
 
     def runtest(self) -> None:
-        from contract.testing import result_for, settle
+        from contract.testing import result_for, settle  # lazy: tomllib only when needed
 
         target = self.parent
         assert isinstance(target, ContractTarget)

@@ -36,10 +36,11 @@ import pytest
 
 from contract import config_file, profiles
 from contract.config_file import ProjectConfig, TargetEntry
-from contract.plugins import Plugin, load
+from contract.engine.loading import load
+from contract.engine.targets import Plugin
 
 if TYPE_CHECKING:
-    from contract.runner import InvariantResult, RunResult, RunSettings
+    from contract.engine.results import InvariantResult, RunResult, RunSettings
 
 __all__ = [
     "applicable_ids",
@@ -57,7 +58,7 @@ _RESULTS: dict[tuple[str, RunSettings, tuple[tuple[str, str], ...]], RunResult |
 
 def applicable_ids(plugin: Plugin) -> list[str]:
     """The invariants that apply to ``plugin`` (its kind and promises), in report order."""
-    from contract.registry import registry
+    from contract.spec.registry import registry  # lazy: the pytest plugin loads light
 
     return [
         rule_id
@@ -72,7 +73,7 @@ def result_for(
     """Run the contract once per (target, settings) in this process; later calls read the cache."""
     key = (plugin.target, settings, tuple(sorted((reasons or {}).items())))
     if key not in _RESULTS:
-        from contract.runner import run
+        from contract.engine.runner import run  # lazy: Hypothesis
 
         try:
             result = run(plugin, settings)
@@ -114,7 +115,7 @@ def for_this_session(settings: RunSettings, config: pytest.Config) -> RunSetting
 
 def failure_text(result: RunResult, item: InvariantResult) -> str:
     """What a failing test shows: which run, then the text report of the violation."""
-    from contract.reporting.text import render_violation
+    from contract.reporting.text import render_violation  # lazy: the pytest plugin loads light
 
     profile = f", profile {result.settings.profile}" if result.settings.profile else ""
     head = (
@@ -156,7 +157,7 @@ def project_config(start: Path | None = None) -> ProjectConfig:
 
 def resolve(target: Any, base: Path | None = None) -> Plugin:
     """A target string (SPEC §1, relative to ``base``) or a plugin object, as a Plugin."""
-    from contract.plugins import TargetError
+    from contract.engine.targets import TargetError  # lazy: the pytest plugin loads light
 
     try:
         if isinstance(target, Plugin):
@@ -201,7 +202,7 @@ def contract_tests(
     if profile is not None:
         profiles.get(profile)  # an unknown name fails at import, not in every test
     skipped = _skips(skip)
-    from contract.registry import select
+    from contract.spec.registry import select  # lazy: the pytest plugin loads light
 
     try:
         select(tuple(only), tuple(skipped))

@@ -42,7 +42,7 @@ OPTIONS
     # The chunker is loaded by its target string at run time: tell PyInstaller about it.
     compile_python_fuzzer "$fuzzer" --paths fuzz --paths . \
       --hidden-import "reference_chunkers.$chunker" --collect-submodules reference_chunkers \
-      --collect-submodules contract.invariants
+      --collect-submodules contract.spec.invariants
   else
     python3 "$fuzzer" -runs=0 -timeout=10 -artifact_prefix="$OUT/" "fuzz/corpus/$chunker"
   fi

@@ -19,117 +19,23 @@ confirmed one is the diagnosis: each counterexample gets at most one.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+import functools
 
-from contract.model import Chunk, Config, chunks_from_records
+from contract.diagnosis.base import _PATTERNS, Diagnosis, Pattern, Probe, pattern
 
-__all__ = ["Diagnosis", "Pattern", "Probe", "diagnose", "pattern", "patterns"]
+__all__ = ["Diagnosis", "Pattern", "Probe", "diagnose", "load_builtin", "pattern", "patterns"]
 
 
-@dataclass(frozen=True)
-class Diagnosis:
-    """A confirmed bug pattern: its id, the cause in one sentence, the usual fix, the evidence."""
-
-    pattern: str
-    cause: str
-    fix: str
-    evidence: str
-
-    def as_dict(self) -> dict[str, str]:
-        """The JSON report's ``diagnosis`` object."""
-        return {"pattern": self.pattern, "cause": self.cause, "fix": self.fix,
-                "evidence": self.evidence}
-
-
-class Observer(Protocol):
-    """What a probe needs of a session: one checked call of the plugin."""
-
-    def observe(self, document: Any, config: Config, *, only: str | None = None,
-                timeout: float | None = None) -> Any: ...
-
-
-@dataclass
-class Probe:
-    """A counterexample and a way to run the plugin again on variations of it."""
-
-    invariant: str
-    document: Any
-    config: Config
-    records: list[dict[str, Any]] | None
-    offending: list[int]
-    session: Observer
-    timeout: float | None = None
-    unit: str = "chars"
-
-    @property
-    def chunks(self) -> list[Chunk]:
-        """The counterexample's chunks (empty when the call gave none)."""
-        return chunks_from_records(self.records or [])
-
-    @property
-    def suspects(self) -> list[Chunk]:
-        """The chunks the violation names, or every chunk when it names none."""
-        chunks = self.chunks
-        picked = [c for c in chunks if c.index in set(self.offending)]
-        return picked or chunks
-
-    def fails(self, document: Any = None, config: Config | None = None) -> bool:
-        """Whether the same invariant still fails on a variation of the counterexample."""
-        seen = self._observe(document, config)
-        return bool(seen.of(self.invariant))
-
-    def rechunk(self, document: Any = None, config: Config | None = None) -> list[Chunk] | None:
-        """The plugin's chunks on a variation (None when the call gave none)."""
-        seen = self._observe(document, config)
-        return None if seen.records is None else chunks_from_records(seen.records)
-
-    def _observe(self, document: Any, config: Config | None) -> Any:
-        doc = self.document if document is None else document
-        return self.session.observe(doc, config or self.config, only=self.invariant,
-                                    timeout=self.timeout)
-
-
-Experiment = Callable[[Probe], "str | None"]
-
-
-@dataclass(frozen=True)
-class Pattern:
-    """A registered bug pattern."""
-
-    id: str
-    invariants: frozenset[str]
-    cause: str
-    fix: str
-    experiment: Experiment
-
-    def confirm(self, probe: Probe) -> Diagnosis | None:
-        """The diagnosis when the experiment confirms the pattern on this probe."""
-        evidence = self.experiment(probe)
-        if evidence is None:
-            return None
-        return Diagnosis(self.id, self.cause, self.fix, evidence)
-
-
-_PATTERNS: dict[str, Pattern] = {}
-
-
-def pattern(id: str, *, invariants: tuple[str, ...], cause: str,
-            fix: str) -> Callable[[Experiment], Experiment]:
-    """Register an experiment as the pattern ``id`` for the given invariants."""
-    def register(experiment: Experiment) -> Experiment:
-        if id in _PATTERNS:
-            raise ValueError(f"diagnosis pattern {id!r} is registered twice")
-        _PATTERNS[id] = Pattern(id, frozenset(invariants), cause, fix, experiment)
-        return experiment
-    return register
+@functools.cache
+def load_builtin() -> None:
+    """Register the built-in patterns (idempotent): the explicit loading :func:`patterns` does."""
+    # lazy: the explicit loading of the built-in patterns
+    from contract.diagnosis import builtin  # noqa: F401  (importing it registers its patterns)
 
 
 def patterns() -> dict[str, Pattern]:
     """Every registered pattern by id, the built-in ones loaded first."""
-    from contract.diagnosis import builtin  # noqa: F401  (registers on import)
-
+    load_builtin()
     return dict(_PATTERNS)
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from contract.diagnosis import Probe, pattern
-from contract.invariants.markdown import _fenced_ranges
-from contract.model import Chunk, Config
+from contract.diagnosis.base import Probe, pattern
+from contract.engine import scaling
+from contract.engine.scaling import FAMILIES
+from contract.spec.invariants.markdown import _fenced_ranges
+from contract.spec.model import Chunk, Config
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -434,8 +436,6 @@ def fence_lookalike(probe: Probe) -> str | None:
 
 def _family_of(document: object) -> str | None:
     """The scaling family whose document at this size is ``document`` (None: no family)."""
-    from contract.scaling import FAMILIES
-
     if not isinstance(document, str) or not document:
         return None
     return next((name for name, build in FAMILIES.items() if build(len(document)) == document),
@@ -451,8 +451,6 @@ def _family_of(document: object) -> str | None:
     "(no text.find from 0, no text[pos:] copies, no prefix recounting per chunk)",
 )
 def superlinear_growth(probe: Probe) -> str | None:
-    from contract import scaling
-
     family, worker = _family_of(probe.document), getattr(probe.session, "worker", None)
     if family is None or worker is None:
         return None

@@ -2,18 +2,18 @@
 
 :class:`ExecChild` starts ``exec:COMMAND ARGS...`` (split as a POSIX shell would, no shell run)
 as the leader of a session of its own, reads its handshake under a start-up deadline, then
-serves calls with the same interface as the forked worker (``contract.worker.Worker``):
+serves calls with the same interface as the forked worker (``contract.engine.worker.Worker``):
 ``call(request, *, timeout) -> Outcome``, ``close()``, ``restarts``; requests and reply values
-have the shapes ``contract.execution.serve`` uses, so a Session sees no difference:
+have the shapes ``contract.engine.session.serve`` uses, so a Session sees no difference:
 
 - ``("split", document, max_size, overlap)`` -> ``("chunks", records)`` with records as
-  ``contract.model.normalise_chunks`` makes them, ``("raised", name, message, is_rejection,
+  ``contract.spec.model.normalise_chunks`` makes them, ``("raised", name, message, is_rejection,
   trace)`` for an ``error`` reply (``is_rejection``: type ``config``), or ``("wrong_type", why)``;
 - ``("count", texts)`` -> a list of ints (``count_tokens``, for ``unit = "tokens"``);
 - ``("cpu", document, max_size, overlap)`` -> CPU seconds of that split, the child's included
   (see :meth:`ExecChild.cpu_seconds`), or None if the split failed;
 - ``("cpu-family", family, size, max_size, overlap)`` -> the same for a document of
-  ``contract.scaling.FAMILIES`` (built here, in the host, then sent).
+  ``contract.engine.scaling.FAMILIES`` (built here, in the host, then sent).
 
 Call :meth:`ExecChild.start` first: a child that cannot start or hand shake raises
 :class:`ExecTargetError` (a usage error) there; after that, a restart that fails is a ``crash``
@@ -57,9 +57,10 @@ from types import TracebackType
 from typing import Any, Literal, Self
 
 from contract.engine import procs, wire
+from contract.engine.scaling import FAMILIES
+from contract.engine.targets import TargetError
 from contract.engine.wire import Handshake, HandshakeError, ProtocolError
-from contract.plugins import TargetError
-from contract.worker import Outcome
+from contract.engine.worker import Outcome
 
 #: Bytes of the child's stderr kept (the tail) and shown in outcome details.
 STDERR_BYTES = 64 * 1024
@@ -237,8 +238,6 @@ class ExecChild:
         """One request (see the module doc) to the child; whatever it does, an Outcome."""
         op = request[0]
         if op == "cpu-family":
-            from contract.scaling import FAMILIES
-
             _, family, size, max_size, overlap = request
             request = ("cpu", FAMILIES[family](size), max_size, overlap)
             op = "cpu"

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from contract.engine import wire
+from contract.engine.targets import TargetError
 from contract.engine.wire import Handshake, HandshakeError, ProtocolError
-from contract.plugins import TargetError
-from contract.worker import Outcome
+from contract.engine.worker import Outcome
 
 _HANDSHAKE_CAP = 1024 * 1024
 _READ = 1 << 16

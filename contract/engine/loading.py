@@ -1,12 +1,12 @@
 """Loading a plugin in its worker: the host never imports, instantiates or inspects it.
 
-:func:`plugin_setup` is the ``setup`` of a plugin's worker (:class:`contract.worker.Worker`):
+:func:`plugin_setup` is the ``setup`` of a plugin's worker (:class:`contract.engine.worker.Worker`):
 in each new child it resolves the plugin (a target string is imported there; an API object is
 inherited through the fork), reads its declarations, and says hello with them as plain data.
 :func:`load_in_worker` runs that once in a short-lived worker and turns the hello into a
-:class:`~contract.plugins.Plugin` that holds only the target and validated declarations; any
+:class:`~contract.engine.targets.Plugin` that holds only the target and validated declarations; any
 failure (an import that hangs, exits, crashes, raises, or declarations that are wrong) is a
-:class:`~contract.plugins.TargetError` that says what happened.
+:class:`~contract.engine.targets.TargetError` that says what happened.
 """
 
 from __future__ import annotations
@@ -15,15 +15,20 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from contract.model import Declarations
-from contract.plugins import (
+from contract._legacy import current
+from contract.engine.outofprocess import is_out_of_process, load_out_of_process
+from contract.engine.serving import serve
+from contract.engine.targets import (
     Plugin,
     TargetError,
+    entry_points,
+    from_object,
     load_here,
     load_timeout,
     plugin_source,
 )
-from contract.worker import Outcome, Setup, Task, Worker
+from contract.engine.worker import Outcome, Setup, Task, Worker
+from contract.spec.model import Declarations
 
 _DECLARATION_KEYS = frozenset(("kind", "unit", "newlines", "promises", "has_count_tokens"))
 
@@ -68,14 +73,10 @@ def _resolve(source: Any, name: str | None) -> Plugin:
         return source
     if isinstance(source, str) or name is None:
         return load_here(source)
-    from contract.plugins import from_object
-
     return from_object(source, name=name)
 
 
 def _serve(plugin: Plugin) -> Task:
-    from contract.execution import serve
-
     return serve(plugin)
 
 
@@ -171,3 +172,40 @@ def _crash_line(label: str, message: str) -> str:
 def _brief(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def load(
+    target: str | Any,
+    *,
+    name: str | None = None,
+    timeout: float | None = None,
+    memory_mb: int | None = 1024,
+) -> Plugin:
+    """Resolve ``target`` (a target string, or a plugin object, class or callable) in a worker.
+
+    Returns a Plugin with plain declarations and no callables; raises TargetError for a target
+    that cannot be loaded, or that hangs, exits, crashes or raises while loading.
+    """
+    if isinstance(target, str) and ":" not in target:
+        command = _built_in_exec_target(target)  # a built-in adapter of another language
+        if command is not None:
+            name, target = name or target, command
+    if is_out_of_process(target):
+        return load_out_of_process(target, name=name, timeout=timeout, memory_mb=memory_mb)
+    return load_in_worker(target, name=name, timeout=timeout, memory_mb=memory_mb)
+
+
+def _built_in_exec_target(name: str) -> str | None:
+    """The ``exec:`` target behind a built-in adapter of another language (an entry point of
+    ``contract.integrations.adapters`` whose object carries ``exec_command``), or None. Only the
+    project's own adapter modules are imported here, in the host."""
+    found = entry_points().get(name)
+    if found is None or not current(found.value).startswith("contract.integrations.adapters."):
+        return None
+    obj = found.load()
+    if not hasattr(obj, "exec_command"):
+        return None
+    reason = obj.unavailable()
+    if reason:
+        raise TargetError(reason)  # it names the adapter and what to install
+    return str(obj.target)

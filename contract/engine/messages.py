@@ -20,7 +20,7 @@ load / handshake (the worker's first word)  ``{"name", "kind", "unit", "newlines
                                            "location": [file, line] | null}``
 =========================================  ==================================================
 
-A record is what :func:`contract.model.normalise_chunks` writes: ``text`` plus any SPEC §4
+A record is what :func:`contract.spec.model.normalise_chunks` writes: ``text`` plus any SPEC §4
 field, and ``bare``.
 """
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from contract.model import Chunk, Declarations, MalformedRecords, checked_records
+from contract.spec.model import Chunk, Declarations, MalformedRecords, checked_records
 
 
 class MalformedReply(ValueError):

@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from contract.engine.http_target import HttpTarget
 from contract.engine.messages import (
     CountTokens,
     CpuFamily,
@@ -30,8 +31,9 @@ from contract.engine.messages import (
     Request,
     Split,
 )
-from contract.model import Declarations
-from contract.worker import Outcome
+from contract.engine.targets import Plugin, load_timeout
+from contract.engine.worker import Outcome
+from contract.spec.model import Declarations
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _PREFIXES = ("exec:", "http://", "https://")
@@ -53,8 +55,6 @@ def load_out_of_process(target: str, *, name: str | None = None, timeout: float 
                         memory_mb: int | None = 1024, cwd: str | Path | None = None) -> Any:
     """A Plugin for an out-of-process target: started once for its handshake (a missing or
     malformed one is a TargetError naming the target), then stopped."""
-    from contract.plugins import Plugin, load_timeout
-
     limit = load_timeout(timeout)
     with OutOfProcessTransport(target, timeout=limit, memory_mb=memory_mb, cwd=cwd,
                                start_timeout=limit) as transport:
@@ -115,11 +115,10 @@ class OutOfProcessTransport:
 def _open(target: str, *, timeout: float, memory_mb: int | None, cwd: str | Path | None,
           start_timeout: float) -> Any:
     if target.startswith("exec:"):
-        from contract.engine.exec_child import ExecChild
+        from contract.engine.exec_child import ExecChild  # lazy: only for exec: targets
 
         return ExecChild(target, cwd=cwd, timeout=timeout, memory_mb=memory_mb,
                          start_timeout=start_timeout)
-    from contract.engine.http_target import HttpTarget
 
     return HttpTarget(target, timeout=timeout, start_timeout=start_timeout)
 

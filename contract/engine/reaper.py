@@ -2,7 +2,7 @@
 
 Every process group a run starts is registered here: each ``-n`` pool process (it leads its own
 group), each fresh interpreter of the ``deterministic`` rerun (its own session), and each
-worker group (``contract.worker`` calls :func:`register` / :func:`unregister`). The group's
+worker group (``contract.engine.worker`` calls :func:`register` / :func:`unregister`). The group's
 id is its leader's pid, so one ``killpg`` reaches the leader and everything it started that
 stayed in its group (a plugin's ``sleep 1000`` grandchild included).
 

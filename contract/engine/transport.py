@@ -1,12 +1,12 @@
 """The transport seam: how the host reaches a plugin, whatever process the plugin runs in.
 
 A :class:`Transport` carries typed requests (:mod:`contract.engine.messages`) to one plugin and
-brings back an :class:`~contract.worker.Outcome` whose ``value``, when ``ok``, is the typed,
+brings back an :class:`~contract.engine.worker.Outcome` whose ``value``, when ``ok``, is the typed,
 checked reply. Every transport must provide:
 
 - ``start() -> Declared``: start the plugin's process (if any), load the plugin there and read
-  its declarations (the handshake). Raises :class:`~contract.plugins.TargetError`, with one line
-  saying what happened, when loading hangs, exits, crashes, raises or declares nonsense. Load
+  its declarations (the handshake). Raises :class:`~contract.engine.targets.TargetError`, with one
+  line saying what happened, when loading hangs, exits, crashes, raises or declares nonsense. Load
   time is never charged to a call.
 - ``call(request, *, timeout=None) -> Outcome``: one request, always answered by an Outcome:
   ``ok`` (value: the reply, checked with ``request.reply_from_wire``), ``error`` (the reply
@@ -16,8 +16,8 @@ checked reply. Every transport must provide:
 - ``close()``: stop everything it started (idempotent), processes the plugin started included.
 - ``restarts``: how many times a process was started (0 before the first).
 
-Implementations here: :class:`ForkTransport` (a forked :class:`~contract.worker.Worker`: time,
-memory and reply-size limits, its own process group) and :class:`InProcessTransport` (no
+Implementations here: :class:`ForkTransport` (a forked :class:`~contract.engine.worker.Worker`:
+time, memory and reply-size limits, its own process group) and :class:`InProcessTransport` (no
 isolation at all: for the fuzz harness, where libFuzzer watches the process).
 
 A third, the ``exec:`` child of SPEC §8, speaks the same messages as JSON lines over its
@@ -33,10 +33,11 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from contract.engine.loading import checked_hello, describe_failure, plugin_setup
+from contract.engine.loading import checked_hello, describe_failure, hello_of, plugin_setup
 from contract.engine.messages import Declared, MalformedReply, Request
-from contract.plugins import Plugin, TargetError, load_here, load_timeout
-from contract.worker import DEFAULT_REPLY_LIMIT, Outcome, Worker
+from contract.engine.serving import serve
+from contract.engine.targets import Plugin, TargetError, load_here, load_timeout
+from contract.engine.worker import DEFAULT_REPLY_LIMIT, Outcome, Worker
 
 #: The default reply limit of a plugin's worker: REPLY_BASE bytes plus REPLY_SCALE times the
 #: request's size (a chunker returning 64 copies of its input still passes).
@@ -119,8 +120,6 @@ class InProcessTransport:
     """
 
     def __init__(self, plugin: Plugin) -> None:
-        from contract.execution import serve
-
         self.plugin = load_here(plugin)
         self._task = serve(self.plugin)
 
@@ -129,8 +128,6 @@ class InProcessTransport:
         return 0
 
     def start(self) -> Declared:
-        from contract.engine.loading import hello_of
-
         found = checked_hello(self.plugin.target, hello_of(self.plugin))
         return Declared(found.name, found.declarations, found.location)
 

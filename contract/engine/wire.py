@@ -13,7 +13,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from contract.model import KINDS, NEWLINES, UNITS, ChunkTypeError, Declarations, normalise_chunks
+from contract.spec.model import (
+    KINDS,
+    NEWLINES,
+    UNITS,
+    ChunkTypeError,
+    Declarations,
+    normalise_chunks,
+)
+from contract.spec.registry import registry
 
 #: The protocol version this host speaks (the handshake's ``chunk_contract``).
 PROTOCOL_VERSION = 1
@@ -96,7 +104,6 @@ def _choice(message: Mapping[str, Any], name: str, allowed: Sequence[str], defau
 def _promises(value: Any) -> frozenset[str]:
     if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
         raise HandshakeError(f'"promises" is {value!r}; expected a list of invariant ids')
-    from contract.registry import registry
 
     unknown = sorted(p for p in value if p not in registry())
     if unknown:
@@ -161,7 +168,7 @@ def read_reply(line: bytes, call_id: int) -> dict[str, Any]:
 
 
 def split_value(reply: Mapping[str, Any], document: Any, offsets: str) -> tuple[Any, ...]:
-    """A ``split`` reply as the worker's task returns it (see contract.execution.serve):
+    """A ``split`` reply as the worker's task returns it (see contract.engine.session.serve):
     ``("chunks", records)``, ``("raised", name, message, is_rejection, trace)`` or
     ``("wrong_type", message)``."""
     if ("chunks" in reply) == ("error" in reply):

@@ -4,7 +4,7 @@ An ``.xlsx`` is a zip of XML files, and a few megabytes of zip can expand to gig
 sheet XML (a zip bomb), which openpyxl would parse for minutes or until memory runs out. So
 :func:`read_workbook` first checks what the zip's directory declares (member count, each
 member's and the total uncompressed size, the compression ratio; ``zipfile`` never reads past
-a declared size), then parses with openpyxl inside a :class:`~contract.worker.Worker`, under
+a declared size), then parses with openpyxl inside a :class:`~contract.engine.worker.Worker`, under
 the run's memory limit and a time limit of :data:`PARSE_TIMEOUTS` per-call timeouts. Every
 failure is a :class:`WorkbookFileError` whose message names the file and the limit.
 """
@@ -15,7 +15,8 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
-from contract.worker import Outcome, Worker
+from contract.engine.worker import Outcome, Worker
+from contract.spec.workbook import describe, load_xlsx
 
 MIB = 2**20
 
@@ -86,8 +87,6 @@ def _mib(size: int) -> str:
 
 def _parse(path: str) -> dict[str, Any]:
     """In the worker: the description of the workbook in ``path``."""
-    from contract.workbook import describe, load_xlsx
-
     return describe(load_xlsx(path))
 
 

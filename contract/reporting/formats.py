@@ -23,10 +23,10 @@ import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
-if TYPE_CHECKING:
-    from contract.runner import Event, RunResult
+from contract.engine.events import Event, Finished
+from contract.engine.results import RunResult
 
 #: How several targets meet: one file for all of them, or one file per target.
 MERGED, PER_TARGET = "one file", "per target"
@@ -106,7 +106,7 @@ class ReportFormat:
 
     def validate(self, value: str, command: str) -> None:
         """Check the flag's path before anything runs: a usage error (exit 2) if unusable."""
-        from contract import reproducers
+        from contract.engine import reproducers
 
         what = f"--{self.name}" if command != "pytest" else f"--chunk-contract-{self.name}"
         if self.is_folder(command):
@@ -224,8 +224,6 @@ def open_stream(name: str, **options: Any) -> Handler:
 
 def finished(event: Event) -> RunResult | None:
     """The result of a ``Finished`` event, else None."""
-    from contract.runner import Finished
-
     return event.result if isinstance(event, Finished) else None
 
 

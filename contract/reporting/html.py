@@ -25,13 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from contract.model import Chunk, chunks_from_records
-from contract.placement import place_in_order
-from contract.registry import registry
+from contract.engine.results import Counterexample, InvariantResult, RunResult
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
+from contract.spec.a1 import column_letters, parse_range
+from contract.spec.model import Chunk, chunks_from_records
+from contract.spec.placement import place_in_order
+from contract.spec.registry import registry
+from contract.spec.workbook import non_empty_cells
 
 if TYPE_CHECKING:
-    from contract.runner import Counterexample, InvariantResult, RunResult
+    from contract.engine.results import Counterexample, InvariantResult, RunResult
 
 #: Uninteresting lines kept around an interesting one before the rest is folded.
 CONTEXT_LINES = 1
@@ -334,9 +337,6 @@ def _actual_lines(breaks: Sequence[int], band: _Band) -> tuple[int, int] | None:
 
 
 def _sheet_picture(found: Counterexample) -> str:
-    from contract.invariants.sheets import column_letters, parse_range
-    from contract.workbook import non_empty_cells
-
     cells = non_empty_cells(found.document) if isinstance(found.document, dict) else {}
     chunks = chunks_from_records(found.chunks or [])
     parts = []

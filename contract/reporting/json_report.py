@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contract import SPEC_VERSION
+from contract.engine.reproducers import truncate_chunks, write_atomic
 from contract.reporting.formats import PER_TARGET, Output, PerTargetFile, ReportFormat, register
 from contract.reporting.formats import finished as _finished
-from contract.reproducers import truncate_chunks, write_atomic
 
 if TYPE_CHECKING:
-    from contract.runner import Counterexample, Event, RunResult
+    from contract.engine.events import Event
+    from contract.engine.results import Counterexample, RunResult
 
 VERSION = 1
 

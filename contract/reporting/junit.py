@@ -6,12 +6,12 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from contract import reproducers
+from contract.engine import reproducers
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.reporting.text import render_violation, stop_notes
 
 if TYPE_CHECKING:
-    from contract.runner import RunResult
+    from contract.engine.results import RunResult
 
 
 def junit_tree(result: RunResult) -> ET.ElementTree:

@@ -12,12 +12,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contract.model import plural
+from contract.engine.reproducers import write_bytes_atomic
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.reporting.text import render_violation, stop_notes
+from contract.spec.model import plural
 
 if TYPE_CHECKING:
-    from contract.runner import InvariantResult, RunResult
+    from contract.engine.results import InvariantResult, RunResult
 
 _ICON = {"passed": "✅ passed", "violated": "❌ **violated**", "skipped": "⏭️ skipped"}
 _CELL_CHARS = 160
@@ -97,8 +98,6 @@ def _target(result: RunResult) -> list[str]:
 
 def write_markdown(path: str | Path, results: Iterable[RunResult]) -> None:
     """Write the summary to ``path`` (a temporary file, then a rename)."""
-    from contract.reproducers import write_bytes_atomic
-
     write_bytes_atomic(path, render_markdown(results).encode("utf-8"))
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from contract.model import plural
+from contract.engine.results import RunResult
+from contract.spec.model import plural
 
 if TYPE_CHECKING:
-    from contract.runner import RunResult
+    from contract.engine.results import RunResult
 
 _CELL = {"passed": "passed", "violated": "VIOLATED", "skipped": "skipped"}
 

@@ -28,11 +28,13 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
 
-from contract.model import plural
+from contract.engine import events
+from contract.engine.events import Event, Started
 from contract.reporting.formats import ReportFormat, register
+from contract.spec.model import plural
 
 if TYPE_CHECKING:
-    from contract.runner import Event, RunResult, Started
+    from contract.engine.results import RunResult
 
 #: The shortest interval between two redraws on a terminal, in seconds.
 REDRAW = 0.1
@@ -221,21 +223,19 @@ class RunProgress:
         self.bar: ProgressBar | None = None
 
     def __call__(self, event: Event) -> None:
-        from contract import runner
-
-        if isinstance(event, runner.Started):
+        if isinstance(event, events.Started):
             self._start(event)
         elif self.bar is None:
             return
-        elif isinstance(event, runner.Progress):
+        elif isinstance(event, events.Progress):
             self._progress(self.bar, event.examples, len(event.violated))
-        elif isinstance(event, runner.RunPhase):
+        elif isinstance(event, events.RunPhase):
             self._phase(self.bar, event.name, event.asked, event.budget_s)
-        elif isinstance(event, runner.Shrinking):
+        elif isinstance(event, events.Shrinking):
             self._phase(self.bar, f"shrinking {event.invariant}", None, event.budget_s)
-        elif isinstance(event, runner.Measuring):
+        elif isinstance(event, events.Measuring):
             self._phase(self.bar, f"measuring {event.invariant}", None, None)
-        elif isinstance(event, runner.Finished):
+        elif isinstance(event, events.Finished):
             self._finish(self.bar, event.result)
 
     def close(self) -> None:

@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contract import SPEC_VERSION
-from contract.model import escape
-from contract.registry import Invariant, registry
+from contract.engine.reproducers import write_atomic
+from contract.engine.results import InvariantResult, RunResult
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
-from contract.reproducers import write_atomic
+from contract.spec.model import escape
+from contract.spec.registry import Invariant, registry
 
 if TYPE_CHECKING:
-    from contract.runner import InvariantResult, RunResult
+    from contract.engine.results import InvariantResult, RunResult
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"

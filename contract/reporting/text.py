@@ -17,12 +17,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from contract import SPEC_VERSION
 from contract.diagnosis import Diagnosis
-from contract.model import Config, escape, plural
-from contract.registry import registry
+from contract.engine.events import Event
+from contract.engine.results import InvariantResult, RunResult
 from contract.reporting.formats import ReportFormat, finished, register
+from contract.spec.model import Config, escape, plural
+from contract.spec.registry import registry
 
 if TYPE_CHECKING:
-    from contract.runner import Event, InvariantResult, RunResult
+    from contract.engine.events import Event
+    from contract.engine.results import InvariantResult, RunResult
 
 _MAX_MESSAGES = 5
 _MAX_CHUNKS = 4

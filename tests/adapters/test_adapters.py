@@ -1,4 +1,5 @@
-"""The built-in adapters (contract.adapters): catalogue, field mapping, declarations, runs.
+"""The built-in adapters (contract.integrations.adapters): catalogue, field mapping, declarations,
+runs.
 
 Tests of an adapter whose library is not installed are skipped (CI installs only ``.[dev]``);
 the catalogue, the missing-library errors and the CLI listing are tested without any library.
@@ -16,10 +17,11 @@ from typing import Any
 
 import pytest
 
-from contract import adapters
-from contract.adapters import ADAPTERS, BY_NAME, EXTRA, AdapterInfo
 from contract.cli import main
-from contract.plugins import load, load_here
+from contract.engine.loading import load
+from contract.engine.targets import load_here
+from contract.integrations import adapters
+from contract.integrations.adapters import ADAPTERS, BY_NAME, EXTRA, AdapterInfo
 
 SPEC_NAMES = (
     "langchain-recursive",
@@ -111,27 +113,27 @@ def test_catalogue_imports_no_library() -> None:
 def test_missing_library_is_a_clear_import_error(
     module: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import contract.adapters._base as base
+    import contract.integrations.adapters._base as base
 
     monkeypatch.setattr(base, "library_installed", lambda name: False)
-    monkeypatch.delitem(sys.modules, f"contract.adapters.{module}", raising=False)
+    monkeypatch.delitem(sys.modules, f"contract.integrations.adapters.{module}", raising=False)
     with pytest.raises(ImportError) as caught:
-        importlib.import_module(f"contract.adapters.{module}")
+        importlib.import_module(f"contract.integrations.adapters.{module}")
     message = str(caught.value)
     assert EXTRA in message and "pip install" in message
     assert "\n" not in message
-    monkeypatch.delitem(sys.modules, f"contract.adapters.{module}", raising=False)
+    monkeypatch.delitem(sys.modules, f"contract.integrations.adapters.{module}", raising=False)
 
 
 def test_cli_reports_a_missing_library_as_usage_error(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import contract.adapters._base as base
+    import contract.integrations.adapters._base as base
 
     monkeypatch.setattr(base, "library_installed", lambda name: False)
-    monkeypatch.delitem(sys.modules, "contract.adapters.semchunk", raising=False)
-    code = main(["run", "contract.adapters.semchunk:Semchunk", "--max-examples", "1"])
-    monkeypatch.delitem(sys.modules, "contract.adapters.semchunk", raising=False)
+    monkeypatch.delitem(sys.modules, "contract.integrations.adapters.semchunk", raising=False)
+    code = main(["run", "contract.integrations.adapters.semchunk:Semchunk", "--max-examples", "1"])
+    monkeypatch.delitem(sys.modules, "contract.integrations.adapters.semchunk", raising=False)
     assert code == 2
     err = capsys.readouterr().err
     assert "semchunk" in err and EXTRA in err
@@ -149,9 +151,9 @@ def test_list_adapters_shows_every_adapter_and_its_library(
 
 
 def test_findings_cover_known_verdicts_only() -> None:
-    from contract.adapters import langchainjs
-    from contract.adapters.findings import FINDINGS, VERDICTS
-    from contract.registry import registry
+    from contract.integrations.adapters import langchainjs
+    from contract.integrations.adapters.findings import FINDINGS, VERDICTS
+    from contract.spec.registry import registry
 
     for (name, rule), finding in FINDINGS.items():
         assert name in BY_NAME or name in langchainjs.BY_NAME, name
@@ -164,7 +166,7 @@ def test_findings_cover_known_verdicts_only() -> None:
 def test_conformance_render_marks_unreviewed_violations(tmp_path: Path) -> None:
     import json
 
-    from contract.adapters.conformance import render
+    from contract.integrations.adapters.conformance import render
 
     report = {
         "version": 1,
@@ -342,7 +344,7 @@ def test_contract_run_completes(info: AdapterInfo) -> None:
     generation, checks, shrinking. Tiny budgets and a few invariants whose violations shrink
     fast; the full run is ``nox -s peers``."""
     _require(info)
-    from contract.runner import RunSettings, run
+    from contract.engine.runner import RunSettings, run
 
     only = ("terminates", "no_crash", "codepoint_integrity", "cap_respected")
     settings = RunSettings(

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from contract.adapters import conformance_js, langchainjs
-from contract.adapters.findings import FINDINGS
 from contract.engine.exec_child import ExecChild
+from contract.engine.exec_probe import exec_session
 from contract.engine.messages import Raised, Split
-from contract.exec_probe import exec_session
-from contract.model import Config
-from contract.plugins import TargetError
+from contract.engine.targets import TargetError
+from contract.integrations.adapters import conformance_js, langchainjs
+from contract.integrations.adapters.findings import FINDINGS
+from contract.spec.model import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_js = pytest.mark.skipif(

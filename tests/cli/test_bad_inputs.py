@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from contract import database, reproducers
 from contract.cli import main
+from contract.engine import database, reproducers
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from contract.cli import main
-from contract.registry import EXTENSION_IDS, SPEC_IDS
+from contract.spec.registry import EXTENSION_IDS, SPEC_IDS
 
 HERE = Path(__file__).parent
 PLUGINS = f"{HERE / 'plugins.py'}"

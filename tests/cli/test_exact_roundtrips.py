@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from contract import database, exactjson, reproducers
-from contract.model import Config
+from contract import exactjson
+from contract.engine import database, reproducers
+from contract.engine.runner import Counterexample, Finished, InvariantResult, RunResult
 from contract.reporting.json_report import JsonReport
-from contract.runner import Counterexample, Finished, InvariantResult, RunResult
+from contract.spec.model import Config
 
 SEPARATED = "x\udbff\udc00y"
 ASTRAL = "x\U0010fc00y"

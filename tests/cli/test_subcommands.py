@@ -17,7 +17,7 @@ import pytest
 from contract import campaign_driver, cli
 from contract.integrations.fuzzing import cli as fuzz_cli
 from contract.integrations.fuzzing.options import FuzzOptions
-from contract.mutation import running
+from contract.integrations.mutation import running
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDS_ONLY = f"{ROOT}/tests/cli/plugins.py:words_only"
@@ -113,7 +113,7 @@ def test_campaign_without_hypofuzz_names_the_campaign_extra(
     assert "pip install 'chunk-contract[campaign]'" in _one_error_line(capsys, "campaign")
 
 
-@pytest.mark.parametrize("module", ["contract.mutation", "contract.campaign_driver",
+@pytest.mark.parametrize("module", ["contract.integrations.mutation", "contract.campaign_driver",
                                     "contract.integrations.fuzzing"])
 def test_the_module_entry_points_keep_working(module: str) -> None:
     done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,

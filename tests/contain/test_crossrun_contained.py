@@ -9,12 +9,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from contract import cli, crossrun, runner
-from contract.engine import reaper
-from contract.execution import Observation
-from contract.model import Config, normalise_chunks
-from contract.plugins import load
-from contract.runner import RunSettings, run
+from contract import cli
+from contract.engine import crossrun, reaper, runner
+from contract.engine.loading import load
+from contract.engine.runner import RunSettings, run
+from contract.engine.session import Observation
+from contract.spec.model import Config, normalise_chunks
 from reference_chunkers.fixed import split as fixed_split
 from tests.contain.plugins import HOST_SEED
 

@@ -186,7 +186,7 @@ def test_sigterm_during_the_fresh_interpreter_rerun_kills_it(
     hosts.append(host)
 
     def rerunning() -> bool:
-        return any("contract.crossrun" in _cmdline(p) for p in _marked(host.token))
+        return any("contract.engine.crossrun" in _cmdline(p) for p in _marked(host.token))
 
     assert _wait_for(rerunning, START_WAIT), "the fresh interpreter never started"
     host.process.send_signal(signal.SIGTERM)

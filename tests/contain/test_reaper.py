@@ -9,12 +9,11 @@ import time
 
 import pytest
 
-from contract import parallel
-from contract.engine import reaper
+from contract.engine import parallel, reaper
+from contract.engine.runner import InvariantResult, RunResult
 from contract.reporting.json_report import report_json
 from contract.reporting.markdown import render_markdown
 from contract.reporting.text import render
-from contract.runner import InvariantResult, RunResult
 
 
 def _sleeper() -> subprocess.Popen[bytes]:

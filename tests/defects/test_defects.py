@@ -4,8 +4,9 @@ with a shrunk counterexample, and passes every known-correct chunker cleanly.
 Three layers, cheapest first:
 
 * ``test_witness``: each defect on a hand-written minimal input, through
-  :class:`contract.execution.Session` (the checkers and the worker, no generation);
-* ``test_run_finds``: the whole engine (``contract.runner.run``: generation, checking, shrinking)
+  :class:`contract.engine.session.Session` (the checkers and the worker, no generation);
+* ``test_run_finds``: the whole engine (``contract.engine.runner.run``: generation, checking,
+shrinking)
   must find each defect on its own, with a fixed seed and 200 examples;
 * ``test_correct_*``: known-correct chunkers pass ``run`` on two seeds, and pass a fixed grid
   of repeated-block / periodic / CRLF documents.
@@ -27,11 +28,11 @@ from typing import Any
 
 import pytest
 
-from contract.execution import Session
-from contract.model import Config
-from contract.plugins import load
-from contract.registry import SPEC_IDS, registry
-from contract.runner import RunResult, RunSettings, run
+from contract.engine.loading import load
+from contract.engine.runner import RunResult, RunSettings, run
+from contract.engine.session import Session
+from contract.spec.model import Config
+from contract.spec.registry import SPEC_IDS, registry
 
 HERE = Path(__file__).resolve().parent
 SEED = 20250101

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from contract.diagnosis import Diagnosis, Probe, diagnose, pattern, patterns
-from contract.execution import Session
-from contract.model import Config, Violation
-from contract.plugins import load
-from contract.registry import registry
+from contract.engine.loading import load
+from contract.engine.session import Session
+from contract.spec.model import Config, Violation
+from contract.spec.registry import registry
 
 HERE = Path(__file__).resolve().parent
 DEFECTS_DIR = HERE.parent / "defects"
@@ -224,10 +224,10 @@ def test_a_pattern_id_is_registered_once() -> None:
 
 def test_reports_show_the_diagnosis(tmp_path: Path) -> None:
     """Text (and so pytest failures and markdown), JSON and SARIF carry the diagnosis."""
+    from contract.engine.runner import RunSettings, run
     from contract.reporting.json_report import report_json
     from contract.reporting.sarif import sarif_log
     from contract.reporting.text import render
-    from contract.runner import RunSettings, run
 
     settings = RunSettings(max_examples=10, seed=1, reproducers=None, only=("cap_respected",))
     result = run(defects.defect_target("overlap_on_top"), settings)
@@ -239,7 +239,7 @@ def test_reports_show_the_diagnosis(tmp_path: Path) -> None:
 
 
 def test_diagnosis_can_be_switched_off() -> None:
-    from contract.runner import RunSettings, run
+    from contract.engine.runner import RunSettings, run
 
     settings = RunSettings(max_examples=10, seed=1, reproducers=None, only=("cap_respected",),
                            diagnose=False)
@@ -256,7 +256,7 @@ def test_a_document_of_no_scaling_family_gets_no_growth_diagnosis() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "family"), [("rescans_paragraphs", "paragraphs")])
 def test_superlinear_growth_is_measured_again_and_named(name: str, family: str) -> None:
-    from contract import scaling
+    from contract.engine import scaling
 
     target = f"{HERE.parent / 'scale' / 'scaling_chunkers.py'}:{name}"
     document = scaling.FAMILIES[family](scaling.SIZES[0])
@@ -269,7 +269,7 @@ def test_superlinear_growth_is_measured_again_and_named(name: str, family: str) 
 
 @pytest.mark.slow
 def test_a_linear_chunker_gets_no_growth_diagnosis() -> None:
-    from contract import scaling
+    from contract.engine import scaling
 
     document = scaling.FAMILIES["paragraphs"](scaling.SIZES[0])
     target = str(HERE.parents[1] / "reference_chunkers" / "fixed.py") + ":split"

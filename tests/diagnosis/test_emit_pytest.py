@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from contract import reproducers
-from contract.model import Config
-from contract.regression import emit_pytest, render
+from contract.engine import reproducers
+from contract.engine.regression import emit_pytest, render
+from contract.spec.model import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from contract.diagnosis import Diagnosis
-from contract.model import Config
+from contract.engine.runner import Counterexample, InvariantResult, RunResult
 from contract.reporting.html import MAX_CELLS, render_html, write_html
-from contract.runner import Counterexample, InvariantResult, RunResult
+from contract.spec.model import Config
 
 
 def _result(document: object, chunks: list[dict[str, object]], *, invariant: str = "no_lost_text",

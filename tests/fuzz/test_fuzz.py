@@ -17,12 +17,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from contract import cli, reproducers
+from contract import cli
+from contract.engine import reproducers
+from contract.engine.loading import load
 from contract.integrations.fuzzing import inputs as chunk_input
 from contract.integrations.fuzzing.artifacts import convert
 from contract.integrations.fuzzing.target import ContractViolation, FuzzTarget
-from contract.model import Config
-from contract.plugins import load
+from contract.spec.model import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ = ROOT / "fuzz"

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from contract import cli
+from contract.engine.targets import load
 from contract.integrations.fuzzing import inputs
 from contract.integrations.fuzzing.blind import Mutator, run_blind, write_artifact
 from contract.integrations.fuzzing.target import FuzzTarget
-from contract.model import Violation
-from contract.plugins import load
+from contract.spec.model import Violation
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS = ROOT / "tests" / "cli" / "plugins.py"

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from contract import profiles, reproducers
+from contract import profiles
 from contract.cli import main
 from contract.config_file import ConfigError, find, load
-from contract.corpus import CORPUS
-from contract.model import Config
-from contract.runner import RunResult, run
-from contract.strategies.schedule import text_schedule
+from contract.engine import reproducers
+from contract.engine.runner import RunResult, run
+from contract.generation.corpus import CORPUS
+from contract.generation.strategies.schedule import text_schedule
+from contract.spec.model import Config
 from tests.gate.conftest import HERE, SAMPLE
 
 BUGGY = f"{SAMPLE / 'chunker.py'}:split"

@@ -125,7 +125,7 @@ def test_plugin_is_inert_and_light_without_options(tmp_path: Path) -> None:
     assert done.returncode == 0 and "1 passed" in done.stdout
     probe = (
         "import sys, contract.pytest_plugin, contract.pytest, contract.testing; "
-        "print(sorted(m for m in ('hypothesis', 'openpyxl', 'contract.runner') "
+        "print(sorted(m for m in ('hypothesis', 'openpyxl', 'contract.engine.runner') "
         "if m in sys.modules))"
     )
     done = run_in(tmp_path, "-c", probe)

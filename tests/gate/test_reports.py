@@ -14,15 +14,18 @@ from typing import Any
 
 import pytest
 
-from contract import SPEC_VERSION, profiles, runner
+from contract import SPEC_VERSION, profiles
 from contract.cli import main
-from contract.registry import registry
+from contract.engine import runner
+from contract.engine.events import Finished, Progress, RunPhase, Shrinking, Started
+from contract.engine.results import RunResult
+from contract.engine.runner import run
 from contract.reporting import formats
 from contract.reporting import sarif as sarif_mod
 from contract.reporting.junit import junit_tree
 from contract.reporting.markdown import render_markdown, write_markdown
 from contract.reporting.sarif import sarif_log, write_sarif
-from contract.runner import Finished, Progress, RunPhase, RunResult, Shrinking, Started, run
+from contract.spec.registry import registry
 from tests.gate import ghas_rules
 from tests.gate.conftest import HERE, ROOT, SAMPLE, run_in
 

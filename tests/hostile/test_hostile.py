@@ -258,7 +258,8 @@ def test_a_thread_started_at_import_does_not_keep_the_host_alive(tmp_path: Path)
 
 
 def test_an_api_object_has_its_declarations_read_in_the_worker() -> None:
-    from contract.plugins import TargetError, load
+    from contract.engine.loading import load
+    from contract.engine.targets import TargetError
     from tests.hostile import loading
 
     os.environ.update(LOAD_LIMIT)

@@ -1,10 +1,10 @@
 """Mutation testing: the kill tests run only when mutmut drives pytest (``nox -s mutation``).
 
 Under mutmut (``MUTANT_UNDER_TEST`` set) this loads a derandomized, deadline-free Hypothesis
-profile and caps each mutant's test process's memory; see contract.mutation.suite.
+profile and caps each mutant's test process's memory; see contract.integrations.mutation.suite.
 """
 
-from contract.mutation import suite
+from contract.integrations.mutation import suite
 
 collect_ignore = suite.collect_ignore(__file__)
 

@@ -7,8 +7,8 @@ Collected only under mutmut (see conftest.py).
 
 import pytest
 
-from contract.mutation.config import existing_reference_targets
-from contract.mutation.suite import check
+from contract.integrations.mutation.config import existing_reference_targets
+from contract.integrations.mutation.suite import check
 
 
 @pytest.mark.parametrize(

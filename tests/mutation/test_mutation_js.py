@@ -1,6 +1,6 @@
-"""StrykerJS mutation reports for JavaScript chunkers (contract.mutation.js): the conversion of
-Stryker's report into the project's reports, and (slow) a real Stryker run on the JS reference
-chunker, skipped with a reason when node or the npm packages are missing."""
+"""StrykerJS mutation reports for JavaScript chunkers (contract.integrations.mutation.js): the
+conversion of Stryker's report into the project's reports, and (slow) a real Stryker run on the JS
+reference chunker, skipped with a reason when node or the npm packages are missing."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.mutation import js, reports
+from contract.integrations.mutation import js, reports
 
 SOURCE = """const LIMIT = 3;
 

@@ -1,6 +1,6 @@
-"""Fast tests of contract.mutation: reading mutmut's results, triage, the three reports, and
-the kill-test plumbing. No mutmut run here (``nox -s mutation`` does that); a small fake
-``mutants/`` folder in mutmut 3.8's layout stands in for one."""
+"""Fast tests of contract.integrations.mutation: reading mutmut's results, triage, the three
+reports, and the kill-test plumbing. No mutmut run here (``nox -s mutation`` does that); a small
+fake ``mutants/`` folder in mutmut 3.8's layout stands in for one."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.mutation import config, reports, results, running, suite, triage
+from contract.integrations.mutation import config, reports, results, running, suite, triage
 
 HERE = Path(__file__).parent
 SCHEMA = HERE / "mutation-testing-report-schema.json"
@@ -322,7 +322,7 @@ def test_budget_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_listener_stops_only_on_a_new_violation() -> None:
-    from contract.runner import Progress, Shrinking
+    from contract.engine.runner import Progress, Shrinking
 
     listen = suite._stop_on_new_violation(frozenset({"no_lost_text"}))
     listen(Progress(3, 60, ("no_lost_text",)))
@@ -409,7 +409,7 @@ def test_the_mutated_copy_is_required_under_mutmut(monkeypatch: pytest.MonkeyPat
 
 
 def test_explain_helpers() -> None:
-    from contract.mutation import explain
+    from contract.integrations.mutation import explain
 
     stats = {"tests_by_mangled_function_name": {"m.x_f": ["t::a", "t::b", "t::gone"]}}
     assert explain.targets_of("m.x_f__mutmut_3", stats, {"t::a": "m:f", "t::b": "m:g"}) == [

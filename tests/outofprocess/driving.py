@@ -7,10 +7,10 @@ import re
 
 from hypothesis import HealthCheck, given, settings
 
-from contract import strategies
-from contract.exec_probe import exec_session
-from contract.execution import Session
-from contract.model import Config
+from contract.engine.exec_probe import exec_session
+from contract.engine.session import Session
+from contract.generation import strategies
+from contract.spec.model import Config
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

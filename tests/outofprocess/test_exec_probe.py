@@ -1,5 +1,5 @@
-"""contract.exec_probe: the contract on an exec: command, as the StrykerJS test command uses it
-(exit 0 clean, 1 on a violation, 2 when the command is no chunker)."""
+"""contract.engine.exec_probe: the contract on an exec: command, as the StrykerJS test command uses
+it (exit 0 clean, 1 on a violation, 2 when the command is no chunker)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.exec_probe import main
+from contract.engine.exec_probe import main
 
 ROOT = Path(__file__).resolve().parents[2]
 CHUNKER = ROOT / "reference_chunkers" / "js" / "chunker.mjs"

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from contract.engine.http_target import HttpTarget, HttpTargetError
+from contract.engine.targets import TargetError
 from contract.engine.wire import Handshake
-from contract.plugins import TargetError
 
 Reply = Callable[[dict[str, Any]], Any]
 

@@ -30,7 +30,7 @@ def test_the_js_reference_chunker_on_astral_text_and_python_whitespace() -> None
     document = "\ufeffab\U0001f600\U0001f600 cd\x1c\x1d\n\n\U0001d11e" * 3 + "\u3000x\u0085"
     with exec_session(f"exec:{NODE} {CHUNKER}") as session:
         for max_size, overlap in ((1, 0), (2, 1), (3, 2), (5, 0), (7, 3)):
-            from contract.model import Config
+            from contract.spec.model import Config
 
             seen = session.observe(document, Config(max_size, overlap))
             assert seen.violations == [], seen.violations
@@ -40,7 +40,7 @@ def test_the_js_reference_chunker_on_astral_text_and_python_whitespace() -> None
 @needs_node
 def test_the_js_reference_chunker_refuses_degenerate_configs() -> None:
     from contract.engine.messages import Raised, Split
-    from contract.model import Config
+    from contract.spec.model import Config
 
     with exec_session(f"exec:{NODE} {CHUNKER}") as session:
         for config in (Config(0, 0), Config(3, 3), Config(3, -1), Config(1, 999)):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.model import Config
+from contract.spec.model import Config
 from tests.outofprocess.driving import exec_session, violations
 
 ROOT = Path(__file__).resolve().parents[2]

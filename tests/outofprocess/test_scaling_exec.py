@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from contract import scaling
+from contract.engine import scaling
 from contract.engine.exec_child import ExecChild
 from contract.engine.outofprocess import OutOfProcessTransport
 

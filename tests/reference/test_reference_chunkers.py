@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import regex
 
-from contract.runner import RunSettings, run
+from contract.engine.runner import RunSettings, run
 from reference_chunkers import fixed, grapheme, header, markdown, recursive
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -73,7 +73,7 @@ def test_the_shared_database_replays_a_failure_in_a_later_run(tmp_path: Path) ->
 
 
 def test_findings_also_go_to_the_shared_contract_database(tmp_path: Path) -> None:
-    from contract.database import open_database
+    from contract.engine.database import open_database
 
     campaign.use_database(str(tmp_path / "db"))
     with pytest.raises(AssertionError):

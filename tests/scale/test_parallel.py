@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from contract.parallel import jobs_from, run_parallel
-from contract.runner import Event, Progress, RunSettings, Started, run
+from contract.engine.parallel import jobs_from, run_parallel
+from contract.engine.runner import Event, Progress, RunSettings, Started, run
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFECTS = ROOT / "tests" / "defects" / "chunkers.py"

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from contract import scaling
+from contract.engine import scaling
+from contract.engine.loading import load
 from contract.engine.messages import CpuFamily, Seconds
-from contract.plugins import load
-from contract.runner import RunSettings, run
-from contract.worker import Outcome
+from contract.engine.runner import RunSettings, run
+from contract.engine.worker import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from contract import database, reproducers
-from contract.database import DatabaseError, SharedDatabase, open_database
-from contract.model import Config
-from contract.runner import RunSettings, run
+from contract.engine import database, reproducers
+from contract.engine.database import DatabaseError, SharedDatabase, open_database
+from contract.engine.runner import RunSettings, run
+from contract.spec.model import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = "tests/scale/rare_bugs.py:split"

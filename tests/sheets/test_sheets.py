@@ -1,8 +1,8 @@
 """The contract on workbook plugins, end to end: the reference passes, each twin is caught with
 the right id (and shrunk), ``check`` reads real .xlsx files, JSON reports and ``replay`` work.
 
-The runs go through the real routing: ``contract.runner.cases_for`` hands workbook plugins to
-:func:`contract.strategies.workbooks.workbook_cases`.
+The runs go through the real routing: ``contract.engine.runner.cases_for`` hands workbook plugins to
+:func:`contract.generation.strategies.workbooks.workbook_cases`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from contract import cli, runner
+from contract import cli
+from contract.engine import runner
+from contract.engine.runner import Event, Progress, RunResult, RunSettings
 from contract.reporting.json_report import report_json
-from contract.runner import Event, Progress, RunResult, RunSettings
 
 HERE = Path(__file__).resolve().parent
 TWINS = HERE / "twins.py"
@@ -39,7 +40,7 @@ SHEET_RULES = (
 def test_the_runner_routes_workbook_plugins_to_workbook_cases() -> None:
     from hypothesis import HealthCheck, given, settings
 
-    from contract.plugins import load
+    from contract.engine.loading import load
 
     strategy = runner.cases_for(load(REFERENCE), RunSettings())
 

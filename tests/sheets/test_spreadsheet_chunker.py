@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from contract.invariants.sheets import parse_range
-from contract.workbook import build
+from contract.spec.a1 import parse_range
+from contract.spec.workbook import build
 from reference_chunkers.spreadsheet import SpreadsheetChunker, blocks, split
 
 STYLED = {"value": None, "style": "fill"}

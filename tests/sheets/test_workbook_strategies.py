@@ -1,4 +1,5 @@
-"""contract.strategies.workbooks: valid descriptions, the seed-001 features, small shrinks."""
+"""contract.generation.strategies.workbooks: valid descriptions, the seed-001 features, small
+shrinks."""
 
 from __future__ import annotations
 
@@ -11,10 +12,8 @@ import pytest
 from hypothesis import HealthCheck, find, given, seed, settings
 from hypothesis import strategies as st
 
-from contract.invariants.sheets import column_index
-from contract.model import Config
-from contract.strategies import StrategyArgumentError
-from contract.strategies.workbooks import (
+from contract.generation.strategies import StrategyArgumentError
+from contract.generation.strategies.workbooks import (
     MAX_COLUMN,
     MAX_ROW,
     STYLED_EMPTY,
@@ -24,7 +23,9 @@ from contract.strategies.workbooks import (
     workbook_cases,
     workbooks,
 )
-from contract.workbook import build, describe, is_empty, non_empty_cells, split_ref
+from contract.spec.a1 import column_index
+from contract.spec.model import Config
+from contract.spec.workbook import build, describe, is_empty, non_empty_cells, split_ref
 from reference_chunkers.spreadsheet import split
 
 SAMPLE = settings(

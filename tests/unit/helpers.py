@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from contract.model import Case, Chunk, Config, Declarations, Document, Measure, Violation
-from contract.registry import registry
+from contract.spec.model import Case, Chunk, Config, Declarations, Document, Measure, Violation
+from contract.spec.registry import registry
 
 
 def utf8_len(text: str) -> int:

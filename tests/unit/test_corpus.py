@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from contract.corpus import CORPUS, WORKBOOK_CORPUS, corpus_for
-from contract.model import Config
-from contract.parallel import run_parallel
-from contract.runner import RunSettings, run
-from contract.workbook import build
+from contract.engine.parallel import run_parallel
+from contract.engine.runner import RunSettings, run
+from contract.generation.corpus import CORPUS, WORKBOOK_CORPUS, corpus_for
+from contract.spec.model import Config
+from contract.spec.workbook import build
 
 ROOT = Path(__file__).resolve().parents[2]
 UTF16 = f"{ROOT / 'tests' / 'defects' / 'chunkers.py'}:utf16_code_units"
@@ -95,8 +95,8 @@ def test_the_workbook_corpus_alone_catches_seed_001s_bugs(twin: str, rule: str) 
 def test_a_saved_failure_that_is_also_a_probe_is_called_once() -> None:
     from hypothesis import strategies as st
 
-    from contract.execution import Observation
-    from contract.runner import _explore
+    from contract.engine.runner import _explore
+    from contract.engine.session import Observation
 
     calls: list[tuple[str, Config]] = []
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from contract.crossrun import first_difference, fresh_chunks
-from contract.model import Config
+from contract.engine.crossrun import first_difference, fresh_chunks
+from contract.spec.model import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [("alpha beta gamma delta", Config(6, 0))]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from contract.execution import Session
-from contract.model import Config
-from contract.plugins import from_object
-from contract.registry import registry
+from contract.engine.session import Session
+from contract.engine.targets import from_object
+from contract.spec.model import Config
+from contract.spec.registry import registry
 
 
 def _lines(document: str, *, max_size: int, overlap: int) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from contract.invariants.markdown import heading_offsets
+from contract.spec.invariants.markdown import heading_offsets
 from tests.unit.helpers import accepts, bare, case, rejects, slices, spans, violations
 
 HB = {"heading_boundary"}
@@ -173,7 +173,7 @@ def test_a_promised_section_must_be_reported() -> None:
 
 
 def test_atx_titles() -> None:
-    from contract.invariants.markdown import atx_title
+    from contract.spec.invariants.markdown import atx_title
 
     assert [atx_title(t) for t in (" foo ##", " foo#", " ###", "\tfoo  \r", " a # b")] == [
         "foo", "foo#", "", "foo", "a # b",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from contract.model import Chunk
+from contract.spec.model import Chunk
 from tests.unit.helpers import accepts, bare, case, rejects, spans, utf8_len, violations
 
 GRAPHEME = {"grapheme_integrity"}
@@ -190,7 +190,7 @@ def test_grapheme_integrity_leaves_unplaceable_bare_chunks_alone() -> None:
 def test_a_negative_offset_is_judged_not_a_crash() -> None:
     """A chunk placed before the document's start (start=-5) is a violation, never an
     IndexError in the host (found by tests/hostile)."""
-    from contract.invariants.unicode import _held
-    from contract.model import Chunk
+    from contract.spec.invariants.unicode import _held
+    from contract.spec.model import Chunk
 
     assert not _held("ab", Chunk(0, "\ufffd", start=-5, end=-4), (-5, -4), 0, "\ufffd")

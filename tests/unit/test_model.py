@@ -1,4 +1,4 @@
-"""contract.model: document geometry, chunk normalisation, configs, declarations, the case."""
+"""contract.spec.model: document geometry, chunk normalisation, configs, declarations, the case."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contract.model import (
+from contract.spec.model import (
     Case,
     Chunk,
     ChunkTypeError,

@@ -6,8 +6,7 @@ import io
 
 import pytest
 
-from contract.reporting.progress import ProgressBar, RunProgress, duration, interactive
-from contract.runner import (
+from contract.engine.runner import (
     Finished,
     InvariantResult,
     Measuring,
@@ -17,6 +16,7 @@ from contract.runner import (
     Shrinking,
     Started,
 )
+from contract.reporting.progress import ProgressBar, RunProgress, duration, interactive
 
 
 class Clock:

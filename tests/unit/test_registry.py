@@ -1,4 +1,5 @@
-"""contract.registry: every SPEC id registered once, stable order, selection errors that help."""
+"""contract.spec.registry: every SPEC id registered once, stable order, selection errors that
+help."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from contract import registry as reg
-from contract.model import Case, Violation
-from contract.registry import EXTENSION_IDS, SPEC_IDS, get, invariant, registry, select
+from contract.spec import registry as reg
+from contract.spec.model import Case, Violation
+from contract.spec.registry import EXTENSION_IDS, SPEC_IDS, get, invariant, registry, select
 
 OPT_IN = {"grapheme_integrity", "heading_boundary", "newline_invariance", "section_path"}
 ENGINE = {"terminates", "no_crash", "config_validation", "scales_linearly"}
@@ -69,7 +70,7 @@ def test_applies_to_kind_and_promises() -> None:
 
 
 def test_exercised_by_needs_a_reported_field() -> None:
-    from contract.model import Chunk
+    from contract.spec.model import Chunk
 
     rules = registry()
     plain = [Chunk(index=0, text="x")]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from contract.cli import build_parser
+from contract.engine.runner import Finished, InvariantResult, RunResult, Started
 from contract.errors import UsageError
 from contract.reporting import formats
 from contract.reporting.formats import (
@@ -23,7 +24,6 @@ from contract.reporting.formats import (
     Reports,
     register,
 )
-from contract.runner import Finished, InvariantResult, RunResult, Started
 
 ROOT = Path(__file__).parent.parent.parent
 
@@ -165,7 +165,7 @@ def test_the_registry_and_every_format_load_without_hypothesis() -> None:
     probe = (
         "import sys, contract.reporting, contract.reporting.formats as f; f.formats(); "
         "import contract.cli; contract.cli.build_parser(); "
-        "print(sorted(m for m in ('hypothesis', 'contract.runner') if m in sys.modules))"
+        "print(sorted(m for m in ('hypothesis', 'contract.engine.runner') if m in sys.modules))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=ROOT,

@@ -15,12 +15,8 @@ from typing import Any
 import pytest
 from hypothesis import strategies as st
 
-from contract.execution import Observation
-from contract.model import Config
-from contract.parallel import merge
-from contract.reporting.json_report import report_json
-from contract.reporting.text import render
-from contract.runner import (
+from contract.engine.parallel import merge
+from contract.engine.runner import (
     InvariantResult,
     RunResult,
     RunSettings,
@@ -29,9 +25,10 @@ from contract.runner import (
     _play,
     run,
 )
-from contract.strategies import schedule as sched
-from contract.strategies import workbook_schedule as wbs
-from contract.strategies.schedule import (
+from contract.engine.session import Observation
+from contract.generation.strategies import schedule as sched
+from contract.generation.strategies import workbook_schedule as wbs
+from contract.generation.strategies.schedule import (
     DEGENERATE_REGIMES,
     ENDINGS,
     FEATURES,
@@ -46,7 +43,10 @@ from contract.strategies.schedule import (
     text_schedule,
     with_ending,
 )
-from contract.workbook import build, split_ref
+from contract.reporting.json_report import report_json
+from contract.reporting.text import render
+from contract.spec.model import Config
+from contract.spec.workbook import build, split_ref
 
 SCHEDULE = text_schedule()
 ROOT = Path(__file__).resolve().parents[2]

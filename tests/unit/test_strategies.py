@@ -1,5 +1,5 @@
-"""Tests for contract.strategies: valid output, feature coverage, configs, argument checks, and
-proof that the generators find the seed bugs in toy chunkers quickly."""
+"""Tests for contract.generation.strategies: valid output, feature coverage, configs, argument
+checks, and proof that the generators find the seed bugs in toy chunkers quickly."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from contract.model import Config
-from contract.strategies import (
+from contract.generation.strategies import (
     StrategyArgumentError,
     any_documents,
     cases,
@@ -26,7 +25,8 @@ from contract.strategies import (
     headed_documents,
     markdown_documents,
 )
-from contract.strategies.text import LONE_SURROGATES
+from contract.generation.strategies.text import LONE_SURROGATES
+from contract.spec.model import Config
 
 T = TypeVar("T")
 
@@ -380,7 +380,7 @@ def test_bad_kind_and_document_strategy() -> None:
         cases(kind="pdf")
     with pytest.raises(ValueError, match="documents"):
         cases(documents="not a strategy")  # type: ignore[arg-type]
-    with pytest.raises(NotImplementedError, match=r"contract\.strategies\.workbooks"):
+    with pytest.raises(NotImplementedError, match=r"contract\.generation\.strategies\.workbooks"):
         cases(kind="workbook")
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from contract import SPEC_VERSION
-from contract.model import Config, plural
+from contract.engine.runner import Counterexample, Finished, InvariantResult, RunResult, run
 from contract.reporting.json_report import report_json
 from contract.reporting.markdown import render_markdown
 from contract.reporting.matrix import render_matrix
 from contract.reporting.text import Style, TextReport, colour_wanted, render
-from contract.runner import Counterexample, Finished, InvariantResult, RunResult, run
+from contract.spec.model import Config, plural
 
 ESC = "\x1b["
 PLUGINS = Path(__file__).parent.parent / "cli" / "plugins.py"

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from contract.engine.loading import load
 from contract.engine.messages import (
     Chunks,
     Counts,
@@ -18,11 +19,11 @@ from contract.engine.messages import (
     Split,
     WrongType,
 )
+from contract.engine.session import Session
+from contract.engine.targets import TargetError
 from contract.engine.transport import ForkTransport, InProcessTransport, checked
-from contract.execution import Session
-from contract.model import Config
-from contract.plugins import TargetError, load
-from contract.worker import Outcome
+from contract.engine.worker import Outcome
+from contract.spec.model import Config
 
 FIXED = "reference_chunkers/fixed.py:split"
 

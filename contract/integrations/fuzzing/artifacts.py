@@ -3,7 +3,7 @@
 A libFuzzer artifact (``crash-<sha1>``, ``timeout-<sha1>``, ``oom-<sha1>``...; the blind
 engine for ``exec:`` targets writes the same names) holds the raw fuzz input. Its bytes are
 decoded again (:mod:`contract.integrations.fuzzing.inputs`), the case is re-run in the isolated
-worker (a :class:`~contract.execution.Session` with the same time and memory limits) to confirm
+worker (a :class:`~contract.engine.session.Session` with the same time and memory limits) to confirm
 it, the document is minimized, and a versioned reproducer JSON is written that
 ``chunk-contract replay`` re-runs. A failure the worker cannot see again is reported as
 *unconfirmed*, with no reproducer: it does not count as a finding.
@@ -16,13 +16,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from contract import reproducers
-from contract.execution import Observation, Session
+from contract.engine import reproducers
+from contract.engine.minimize import minimize
+from contract.engine.session import Observation, Session
+from contract.engine.targets import Plugin
 from contract.integrations.fuzzing.inputs import FuzzCase, decode
-from contract.minimize import minimize
-from contract.model import Violation, escape
-from contract.plugins import Plugin
-from contract.registry import registry
+from contract.spec.model import Violation, escape
+from contract.spec.registry import registry
 
 REPRODUCERS = Path(".chunk-contract/reproducers")
 #: libFuzzer's artifact names: ``<prefix><kind>-<sha1 of the input>``.

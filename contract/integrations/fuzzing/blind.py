@@ -24,7 +24,7 @@ from typing import IO
 
 from contract.integrations.fuzzing.inputs import PIECES, decode
 from contract.integrations.fuzzing.target import FuzzTarget
-from contract.model import Violation
+from contract.spec.model import Violation
 
 #: Byte strings the mutator inserts (the dictionary's kind of tokens, always available).
 TOKENS: tuple[bytes, ...] = (

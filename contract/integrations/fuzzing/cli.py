@@ -21,8 +21,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from contract import reproducers
+from contract.engine import reproducers
 from contract.engine.outofprocess import is_out_of_process
+from contract.engine.targets import Plugin, TargetError, load
 from contract.errors import UsageError, one_line
 from contract.integrations.fuzzing.artifacts import REPRODUCERS, convert
 from contract.integrations.fuzzing.blind import Mutator, run_blind
@@ -38,9 +39,8 @@ from contract.integrations.fuzzing.options import (
     seed_dirs,
 )
 from contract.integrations.fuzzing.target import FuzzTarget, require_atheris, text_plugin
-from contract.plugins import Plugin, TargetError, load
-from contract.registry import select
 from contract.reporting.progress import ProgressBar
+from contract.spec.registry import select
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 PROG = "chunk-contract fuzz"

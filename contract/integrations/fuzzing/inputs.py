@@ -28,7 +28,7 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-from contract.model import Config
+from contract.spec.model import Config
 
 #: Format marker of the decoding; bump it if the tables or the layout ever change.
 FORMAT = 1

@@ -30,6 +30,7 @@ from typing import IO, Any
 
 import contract
 from contract.engine import reaper
+from contract.engine.targets import Plugin
 from contract.integrations.fuzzing.artifacts import Finding, artifact_kind, convert
 from contract.integrations.fuzzing.options import (
     FuzzOptions,
@@ -38,7 +39,6 @@ from contract.integrations.fuzzing.options import (
     seed_dirs,
 )
 from contract.integrations.fuzzing.target import prepare, require_atheris
-from contract.plugins import Plugin
 from contract.reporting.progress import ProgressBar
 
 #: Rounds in a row that may end in a finding already reported before the driver gives up.

@@ -25,14 +25,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from contract.engine.outofprocess import is_out_of_process
+from contract.engine.session import Session
+from contract.engine.targets import Plugin, TargetError
+from contract.engine.targets import load_here as load
 from contract.engine.transport import InProcessTransport
 from contract.errors import UsageError
-from contract.execution import Session
 from contract.integrations.fuzzing.inputs import FuzzCase, decode
-from contract.model import Violation, escape
-from contract.plugins import Plugin, TargetError
-from contract.plugins import load_here as load
-from contract.registry import registry
+from contract.spec.model import Violation, escape
+from contract.spec.registry import registry
 
 ATHERIS_MISSING = (
     "coverage-guided fuzzing of a Python chunker needs atheris, which is not installed here: "
@@ -188,7 +188,7 @@ def load_instrumented(target: str) -> tuple[Plugin, int]:
     """
     atheris = require_atheris()
     registry()  # imports every invariant (and what they use) before the snapshot below
-    import contract.placement  # noqa: F401
+    import contract.spec.placement  # noqa: F401
 
     before = set(sys.modules)
     plugin = load(target)

@@ -1,0 +1,162 @@
+"""What a run is given and what it gives back: :class:`RunSettings` and :class:`RunResult` with
+its per-invariant verdicts and counterexamples.
+
+Plain dataclasses that import no Hypothesis (nor the runner), so the reporters, the pytest
+plugin and the front doors read results without paying for the engine. The runner re-exports
+them (``from contract.engine.runner import RunResult`` keeps working).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from contract.spec.model import Config
+
+if TYPE_CHECKING:
+    from contract.diagnosis import Diagnosis
+    from contract.generation.strategies.coverage import Coverage
+
+__all__ = ["Counterexample", "InvariantResult", "RunResult", "RunSettings", "replace_settings"]
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Budgets and selections for one run (the CLI's flags)."""
+
+    max_examples: int = 200
+    seed: int | None = None
+    timeout: float = 2.0
+    memory_mb: int | None = 1024
+    only: tuple[str, ...] = ()
+    skip: tuple[str, ...] = ()
+    explore_seconds: float = 45.0
+    shrink_seconds: float = 10.0
+    max_length: int = 2000
+    reproducers: Path | None = Path(".chunk-contract/reproducers")
+    #: The profile these budgets came from (contract.profiles), for reports only.
+    profile: str | None = None
+    #: Without a ``seed``: derive it from the target (contract.profiles.stable_seed), so the
+    #: same target always meets the same examples and a CI gate never flickers.
+    derandomize: bool = False
+    #: A folder of reproducer files: those of this target are replayed before exploring
+    #: (contract.engine.database). None: no replay.
+    database: Path | None = None
+    #: A shared example database (contract.engine.database.open_database): a folder or a redis://
+    #: URL. Its reproducers of this target are replayed first, and every finding is added.
+    example_database: str | None = None
+    #: Rerun clean inputs in a fresh interpreter for ``deterministic``. A parallel run does it
+    #: in one of its processes only.
+    measure: bool = True
+    #: Run the ``scales_linearly`` timing probe. A parallel run gives it a process of its own.
+    probe: bool = True
+    #: Replay the seed corpus (contract.generation.corpus) before generating. A parallel run does it
+    #: in one of its processes only.
+    corpus: bool = True
+    #: Name the bug pattern behind each counterexample, by experiment (contract.diagnosis).
+    diagnose: bool = True
+    #: Play the covering schedule (contract.generation.strategies.schedule) after the corpus, before
+    #: generating. A parallel run does it in one of its processes only.
+    schedule: bool = True
+
+    def __post_init__(self) -> None:
+        if self.max_examples < 1:
+            raise ValueError(f"max_examples must be at least 1, got {self.max_examples}")
+        if self.timeout <= 0:
+            raise ValueError(f"timeout must be positive, got {self.timeout}")
+
+
+@dataclass
+class Counterexample:
+    """A (shrunk) input that breaks one invariant, with what was observed."""
+
+    invariant: str
+    document: Any
+    config: Config
+    messages: list[str]
+    chunks: list[dict[str, Any]] | None
+    shrunk: bool = False
+    reproducer: str | None = None
+    offending: list[int] = field(default_factory=list)
+    #: The shrink budget (``shrink_seconds``) ran out before Hypothesis finished shrinking: a
+    #: smaller failing input may exist.
+    shrink_incomplete: bool = False
+    #: The bug pattern behind it, when an experiment on the plugin confirms one
+    #: (contract.diagnosis); None otherwise.
+    diagnosis: Diagnosis | None = None
+    #: The saved failure (reproducer file or shared database) this input was replayed from at
+    #: the start of the run, when shrinking found nothing smaller; None for a new finding.
+    replayed_from: str | None = None
+
+    @property
+    def message(self) -> str:
+        return self.messages[0]
+
+
+@dataclass
+class InvariantResult:
+    """The verdict on one invariant: ``passed``, ``violated`` or ``skipped`` (with a reason)."""
+
+    id: str
+    status: str
+    examples: int = 0
+    counterexample: Counterexample | None = None
+    reason: str = ""
+
+
+@dataclass
+class RunResult:
+    target: str
+    kind: str
+    seed: int
+    examples: int
+    results: list[InvariantResult]
+    elapsed: float = 0.0
+    settings: RunSettings = field(default_factory=RunSettings)
+    #: Examples the run set out to check: the replayed inputs (saved failures, the seed corpus)
+    #: plus ``max_examples`` generated ones. 0 when not counted (``check`` on real files).
+    examples_asked: int = 0
+    #: Why exploration stopped before ``examples_asked`` (the time budget ran out, ...), or None
+    #: when every example asked for was checked.
+    stopped_early: str | None = None
+    #: The run stopped early (a signal, a dead ``-n`` process): what it found is kept, but it
+    #: has not passed. ``interrupted_reason`` says why ("interrupted by SIGTERM").
+    interrupted: bool = False
+    interrupted_reason: str = ""
+    #: What the covering schedule covered (None: no schedule played, e.g. ``--no-schedule``).
+    coverage: Coverage | None = None
+
+    @property
+    def passed(self) -> bool:
+        """No violation, and the run went to its end."""
+        return not self.violated and not self.interrupted
+
+    @property
+    def exit_status(self) -> int:
+        """0 passed, 1 a violation (interrupted or not), 2 interrupted with none found."""
+        if self.violated:
+            return 1
+        return 2 if self.interrupted else 0
+
+    @property
+    def early_stop(self) -> str | None:
+        """One line for the reports: how many examples were checked and why not all, or None."""
+        if self.stopped_early is None:
+            return None
+        return f"checked {self.examples} of {self.examples_asked} examples: {self.stopped_early}"
+
+    @property
+    def shrinks_cut_short(self) -> list[str]:
+        """The violated invariants whose shrink the ``shrink_seconds`` budget cut short."""
+        return [
+            r.id for r in self.violated if r.counterexample and r.counterexample.shrink_incomplete
+        ]
+
+    @property
+    def violated(self) -> list[InvariantResult]:
+        return [r for r in self.results if r.status == "violated"]
+
+
+def replace_settings(config: RunSettings, **changes: Any) -> RunSettings:
+    return replace(config, **changes)

@@ -1,0 +1,553 @@
+"""The contract run: generate -> call -> check, then shrink each violated invariant on its own.
+
+Phase 1 explores ``max_examples`` generated cases and notes the first violation of every
+invariant without stopping. Phase 2 replays the same seeded search once per violated invariant,
+failing only on that invariant, so Hypothesis shrinks each bug separately and one bug never hides
+another. The runner emits events; reporters (never imported here) turn them into output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import strategies as st
+
+from contract.diagnosis import Diagnosis, Probe, diagnose
+from contract.engine import crossrun, database, reaper, reproducers, scaling
+from contract.engine.events import (
+    Event,
+    Finished,
+    Listener,
+    Measuring,
+    Progress,
+    RunPhase,
+    Shrinking,
+    Started,
+)
+from contract.engine.loading import load
+from contract.engine.minimize import minimize
+from contract.engine.outofprocess import is_out_of_process
+from contract.engine.results import (
+    Counterexample,
+    InvariantResult,
+    RunResult,
+    RunSettings,
+    replace_settings,
+)
+from contract.engine.session import Observation, Session
+from contract.engine.targets import Plugin
+from contract.generation import strategies
+from contract.generation.corpus import corpus_for
+from contract.generation.strategies.schedule import Coverage, Schedule, schedule_for
+from contract.spec.model import Config, Violation
+from contract.spec.registry import registry, select
+
+# ----------------------------------------------------------------------------- the run
+
+
+def run(
+    target: str | Plugin | Any,
+    run_settings: RunSettings | None = None,
+    on_event: Listener | None = None,
+) -> RunResult:
+    """Run the contract against ``target`` and return the verdict on every invariant."""
+    config = run_settings or RunSettings()
+    plugin = target if isinstance(target, Plugin) else load(target)
+    emit = on_event or (lambda event: None)
+    chosen = select(config.only, config.skip)
+    the_seed = _seed_for(plugin, config)
+    started = time.monotonic()
+    shared = database.open_database(config.example_database) if config.example_database else None
+    explored = _Explored()
+    findings: dict[str, Counterexample] = {}
+    stop = ""
+    with Session(
+        plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen
+    ) as session:
+        active = tuple(r.id for r in session.rules)
+        emit(Started(plugin.target, plugin.kind, active, the_seed, config.max_examples))
+        strategy = cases_for(plugin, config)
+        saved_files = database.known_failure_files(config.database, plugin.target, plugin.kind)
+        from_shared = shared.fetch(plugin.target, plugin.kind) if shared else []
+        origins = _origins(saved_files, from_shared, config.example_database)
+        known = [(document, cfg) for document, cfg, _ in saved_files]
+        known += [(saved.document, saved.config) for saved in from_shared]
+        if config.corpus:
+            known += corpus_for(plugin.kind)
+        try:
+            plan = schedule_for(plugin.kind) if config.schedule else None
+            _explore(session, strategy, config, the_seed, emit, known, explored, plan)
+            _measure(plugin, session, config, active, explored, emit)
+            for rule in list(explored.first):
+                if rule not in explored.unshrunk:
+                    findings[rule] = _shrink(
+                        session, strategy, config, the_seed, rule, explored, emit
+                    )
+        except reaper.Interrupted as exc:
+            stop = exc.reason  # keep what was found; the rest is not shrunk
+        for rule, seen in explored.first.items():
+            findings.setdefault(rule, _counterexample(rule, seen, shrunk=False))
+        if config.diagnose and not stop:
+            _diagnose_all(session, findings)
+    for found in findings.values():
+        found.replayed_from = origins.get(_key((found.document, found.config)))
+        _save(plugin, config, the_seed, found, shared)
+    if shared and not stop:
+        shared.delete(_fixed_since(from_shared, explored, active))
+    results = _verdicts(plugin, chosen, active, explored.examples, explored.exercised, findings)
+    result = RunResult(
+        plugin.target,
+        plugin.kind,
+        the_seed,
+        explored.examples,
+        results,
+        time.monotonic() - started,
+        config,
+        examples_asked=explored.asked,
+        stopped_early=explored.stopped,
+        interrupted=bool(stop),
+        interrupted_reason=stop,
+        coverage=explored.coverage,
+    )
+    emit(Finished(result))
+    return result
+
+
+def _measure(
+    plugin: Plugin,
+    session: Session,
+    config: RunSettings,
+    active: tuple[str, ...],
+    explored: _Explored,
+    emit: Listener,
+) -> None:
+    """The whole-run measurements: the timing probe, then the fresh-interpreter rerun."""
+    if "scales_linearly" in active and config.probe:
+        _measure_scaling(session, explored, emit)
+    rerun = config.measure and not is_out_of_process(plugin.spec)  # a child is no interpreter
+    if rerun and "deterministic" in active and "deterministic" not in explored.first:
+        emit(RunPhase("fresh-interpreter rerun"))
+        _fresh_interpreter(plugin, session, explored)
+
+
+def _origins(
+    files: Sequence[tuple[Any, Config, Any]],
+    shared: Sequence[reproducers.Reproducer],
+    spec: str | None,
+) -> dict[tuple[str, Config], str]:
+    """Each replayed saved failure's input -> where it was saved (file, or shared database)."""
+    label = f"the shared database {spec}"
+    origins = {_key((saved.document, saved.config)): label for saved in shared}
+    origins.update({_key((document, cfg)): str(path) for document, cfg, path in files})
+    return origins
+
+
+def _seed_for(plugin: Plugin, config: RunSettings) -> int:
+    if config.seed is not None:
+        return config.seed
+    if config.derandomize:
+        from contract.profiles import stable_seed  # lazy: only for workbook plugins
+
+        return stable_seed(plugin.target)
+    return random.randrange(2**32)
+
+
+def cases_for(plugin: Plugin, config: RunSettings) -> st.SearchStrategy[tuple[Any, Config]]:
+    """The generated (document, config) pairs for this plugin's kind."""
+    if plugin.kind == "workbook":
+        # lazy: only for workbook plugins
+        from contract.generation.strategies.workbooks import workbook_cases
+
+        return workbook_cases(max_length=config.max_length, degenerate=True)
+    return strategies.cases(kind=plugin.kind, max_length=config.max_length, degenerate=True)
+
+
+def _hypothesis_settings(config: RunSettings, phases: tuple[Phase, ...]) -> settings:
+    return settings(
+        max_examples=config.max_examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        phases=phases,
+        report_multiple_bugs=False,
+    )
+
+
+@dataclass
+class _Explored:
+    examples: int = 0
+    first: dict[str, Observation] = field(default_factory=dict)
+    exercised: set[str] = field(default_factory=set)
+    #: Every explored input -> its observation if it violated something, else None. The
+    #: shrinking replays answer from here, so they never call the plugin on a known input.
+    seen: dict[tuple[str, Config], Observation | None] = field(default_factory=dict)
+    #: Clean observations with chunks, re-chunked in a fresh interpreter (contract.engine.crossrun).
+    samples: list[Observation] = field(default_factory=list)
+    #: Findings no Hypothesis search can replay (scaling probes, the fresh interpreter).
+    unshrunk: set[str] = field(default_factory=set)
+    #: Examples asked for: the replayed inputs plus ``max_examples`` generated ones.
+    asked: int = 0
+    #: Why exploration stopped before ``asked`` examples, or None.
+    stopped: str | None = None
+    #: What the covering schedule covered, when one was played.
+    coverage: Coverage | None = None
+
+    def note(self, case: tuple[Any, Config], seen: Observation) -> None:
+        """Count an observed case and keep its first violation of every invariant."""
+        self.examples += 1
+        self.exercised |= seen.exercised
+        self.seen[_key(case)] = seen if seen.violations else None
+        for violation in seen.violations:
+            self.first.setdefault(violation.invariant, seen)
+
+
+def _key(case: tuple[Any, Config]) -> tuple[str, Config]:
+    return repr(case[0]), case[1]
+
+
+def _explore(
+    session: Session,
+    strategy: st.SearchStrategy[tuple[Any, Config]],
+    config: RunSettings,
+    the_seed: int,
+    emit: Listener,
+    known: Sequence[tuple[Any, Config]] = (),
+    found: _Explored | None = None,
+    plan: Schedule | None = None,
+) -> _Explored:
+    """Explore ``known`` cases, then generated ones, into ``found`` (kept if interrupted)."""
+    found = found if found is not None else _Explored()
+    step = max(1, config.max_examples // 20)
+    deadline = time.monotonic() + config.explore_seconds
+
+    # Failures saved by earlier runs come first (contract.engine.database), then the seed corpus.
+    if known:
+        emit(RunPhase("seed corpus", len(known) + config.max_examples, config.explore_seconds))
+    for case in known:
+        if _key(case) in found.seen:
+            continue  # a saved failure that is also a corpus probe: one call is enough
+        found.note(case, session.observe(*case))
+        found.asked += 1
+    if plan is not None:
+        found.coverage = _play(session, plan, deadline, found, emit, config.max_examples)
+    emit(RunPhase("exploring", found.asked + config.max_examples, deadline - time.monotonic()))
+
+    @_hypothesis_settings(config, (Phase.generate,))
+    @seed(the_seed)
+    @given(strategy)
+    def explore(case: tuple[Any, Config]) -> None:
+        if time.monotonic() > deadline:
+            raise _OutOfTime()
+        seen = session.observe(*case)
+        found.note(case, seen)
+        if (
+            not seen.violations
+            and seen.records
+            and isinstance(case[0], str)
+            and len(found.samples) < crossrun.SAMPLES
+        ):
+            found.samples.append(seen)
+        if found.examples % step == 0:
+            emit(Progress(found.examples, config.max_examples, tuple(found.first)))
+
+    found.asked += config.max_examples
+    try:
+        explore()
+    except _OutOfTime:
+        found.stopped = f"the {config.explore_seconds:g} s exploration budget ran out"
+    else:
+        if found.examples < found.asked:
+            found.stopped = "the generator ran out of new inputs (Hypothesis stopped early)"
+    return found
+
+
+def _play(
+    session: Session,
+    plan: Schedule,
+    deadline: float,
+    found: _Explored,
+    emit: Listener,
+    generated: int,
+) -> Coverage:
+    """Play the covering schedule in order, until its end or the exploring deadline."""
+    cases = list(plan.items())
+    emit(RunPhase("covering schedule", found.asked + len(cases) + generated,
+               deadline - time.monotonic()))
+    played = 0
+    for case in cases:
+        if time.monotonic() > deadline:
+            found.asked += len(cases) - played
+            found.stopped = "the exploration budget ran out during the covering schedule"
+            break
+        if _key(case) not in found.seen:  # already replayed (a saved failure): not again
+            found.note(case, session.observe(*case))
+            found.asked += 1
+        played += 1
+    return plan.coverage(played)
+
+
+def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> None:
+    """Time doubling pathological documents (see contract.engine.scaling)."""
+    emit(Measuring("scales_linearly"))
+    found = scaling.probe(session.worker, timeout=session.timeout)
+    explored.exercised.add("scales_linearly")
+    if found:
+        family = found[0].message.split(":")[0]
+        document = scaling.FAMILIES[family](scaling.SIZES[0])
+        explored.first["scales_linearly"] = Observation(document, scaling.CONFIG, found)
+        explored.unshrunk.add("scales_linearly")
+
+
+def _fresh_interpreter(plugin: Plugin, session: Session, explored: _Explored) -> None:
+    """Re-chunk a few clean inputs in a new interpreter with another hash seed.
+
+    A fresh interpreter that hangs or dies is a ``deterministic`` finding too (on the first
+    sample): the same input did not come back the same.
+    """
+    samples = explored.samples
+    if not samples:
+        return
+    done = crossrun.rerun(
+        plugin.target,
+        [(s.document, s.config) for s in samples],
+        timeout=session.timeout,
+        memory_mb=session.memory_mb,
+    )
+    if not done.loadable:
+        return  # the target cannot be loaded by name in a new interpreter: no verdict
+    where = f"a fresh interpreter (PYTHONHASHSEED={done.hash_seed})"
+    if done.failure:
+        _fresh_finding(explored, samples[0], f"{where} {done.failure}")
+        return
+    for sample, answer in zip(samples, done.answers):
+        difference = crossrun.difference(sample.records or [], answer)
+        if difference:
+            message = (
+                f"{where} chunked the same input differently: {difference} "
+                "(hash() or set order in the output?)"
+            )
+            _fresh_finding(explored, sample, message)
+            return
+
+
+def _fresh_finding(explored: _Explored, sample: Observation, message: str) -> None:
+    """Notes a ``deterministic`` violation found by the fresh interpreter on ``sample``."""
+    explored.first["deterministic"] = Observation(
+        sample.document, sample.config, [Violation("deterministic", message)], sample.records
+    )
+    explored.unshrunk.add("deterministic")
+
+
+class _Violated(Exception):
+    """Raised inside the shrinking search when the invariant under shrink is violated."""
+
+
+class _OutOfTime(BaseException):
+    """Ends a Hypothesis search at once when its time budget is spent (Hypothesis lets
+    BaseException through, so the best example so far is kept)."""
+
+
+def _shrink(
+    session: Session,
+    strategy: st.SearchStrategy[tuple[Any, Config]],
+    config: RunSettings,
+    the_seed: int,
+    rule: str,
+    explored: _Explored,
+    emit: Listener,
+) -> Counterexample:
+    """Replay the seeded search failing only on ``rule``, and let Hypothesis shrink it."""
+    emit(Shrinking(rule, config.shrink_seconds))
+    verdicts = {k: (v if v is not None and v.of(rule) else None) for k, v in explored.seen.items()}
+    last: list[Observation] = []
+    deadline = time.monotonic() + config.shrink_seconds
+    cut = False
+
+    @_hypothesis_settings(config, (Phase.generate, Phase.shrink))
+    @seed(the_seed)
+    @given(strategy)
+    def search(case: tuple[Any, Config]) -> None:
+        key = _key(case)
+        if key not in verdicts:
+            if time.monotonic() > deadline:
+                raise _OutOfTime()
+            seen = session.observe(*case, only=rule, timeout=session.quick_timeout())
+            verdicts[key] = seen if seen.of(rule) else None
+        found = verdicts[key]
+        if found is not None:
+            last.append(found)
+            raise _Violated(rule)
+
+    # _Violated at the end of the search, _OutOfTime on the budget, or Hypothesis's own
+    # Flaky on a nondeterministic plugin: in every case the best example so far is in `last`.
+    try:
+        with contextlib.suppress(Exception):
+            search()
+    except _OutOfTime:
+        cut = True
+    found = _confirm(session, rule, explored.first[rule], last[-1] if last else None)
+    found.shrink_incomplete = cut
+    return found
+
+
+def _confirm(
+    session: Session, rule: str, first: Observation, shrunk: Observation | None
+) -> Counterexample:
+    """Re-check the shrunk input with the full timeout; fall back to the first finding."""
+    for candidate in (shrunk, first):
+        if candidate is None:
+            continue
+        document = _minimize(session, rule, candidate)
+        again = session.observe(document, candidate.config, only=rule, timeout=session.timeout)
+        if again.of(rule):
+            return _counterexample(
+                rule, again, shrunk=candidate is not first or document != first.document
+            )
+    return _counterexample(rule, first, shrunk=False)
+
+
+def _minimize(session: Session, rule: str, seen: Observation) -> Any:
+    """Delete what the failure does not need from a text document (see contract.engine.minimize)."""
+    if not isinstance(seen.document, str):
+        return seen.document
+
+    def fails(document: str) -> bool:
+        quick = session.observe(document, seen.config, only=rule, timeout=session.quick_timeout())
+        return bool(quick.of(rule))
+
+    return minimize(seen.document, fails)
+
+
+def _counterexample(rule: str, seen: Observation, *, shrunk: bool) -> Counterexample:
+    found = seen.of(rule)
+    offending = sorted({i for v in found for i in v.chunks})
+    return Counterexample(
+        rule,
+        seen.document,
+        seen.config,
+        [v.message for v in found],
+        seen.records,
+        shrunk,
+        offending=offending,
+    )
+
+
+def _diagnose_all(session: Session, findings: dict[str, Counterexample]) -> None:
+    """Name the bug pattern behind each finding; an interrupt stops the experiments."""
+    with contextlib.suppress(reaper.Interrupted):
+        for found in findings.values():
+            found.diagnosis = _diagnosis(session, found)
+
+
+def _diagnosis(session: Session, found: Counterexample) -> Diagnosis | None:
+    """The confirmed bug pattern behind ``found`` (experiments run with the quick timeout)."""
+    probe = Probe(found.invariant, found.document, found.config, found.chunks, found.offending,
+                  session, timeout=session.quick_timeout(),
+                  unit=session.plugin.declarations.unit)
+    return diagnose(probe)
+
+
+def _save(
+    plugin: Plugin,
+    config: RunSettings,
+    the_seed: int,
+    found: Counterexample,
+    shared: database.SharedDatabase | None,
+) -> None:
+    saved = reproducers.Reproducer(
+        target=plugin.target,
+        invariant=found.invariant,
+        document=found.document,
+        config=found.config,
+        message=found.message,
+        kind=plugin.kind,
+        timeout=config.timeout,
+        memory_mb=config.memory_mb,
+        chunks=found.chunks,
+        seed=the_seed,
+    )
+    if shared is not None and found.invariant not in _NOT_REPLAYABLE:
+        shared.save(saved)
+    if config.reproducers is not None:
+        found.reproducer = str(reproducers.save(saved, config.reproducers))
+
+
+#: Findings of whole-run measurements: one call on the saved input does not show them again.
+_NOT_REPLAYABLE = ("scales_linearly", "deterministic")
+
+
+def _fixed_since(
+    saved: list[reproducers.Reproducer], explored: _Explored, active: tuple[str, ...]
+) -> list[reproducers.Reproducer]:
+    """The shared reproducers whose invariant was checked again and now holds."""
+    fixed = []
+    for item in saved:
+        if item.invariant not in active or item.invariant in _NOT_REPLAYABLE:
+            continue
+        seen = explored.seen.get(_key((item.document, item.config)))
+        if seen is None or not seen.of(item.invariant):
+            fixed.append(item)
+    return fixed
+
+
+def _verdicts(
+    plugin: Plugin,
+    chosen: list[str],
+    active: tuple[str, ...],
+    examples: int,
+    exercised: set[str],
+    findings: dict[str, Counterexample],
+) -> list[InvariantResult]:
+    out = []
+    for rule_id in registry():
+        if rule_id in findings:
+            out.append(InvariantResult(rule_id, "violated", examples, findings[rule_id]))
+        elif rule_id in active and rule_id in exercised:
+            out.append(InvariantResult(rule_id, "passed", examples))
+        else:
+            out.append(
+                InvariantResult(
+                    rule_id, "skipped", 0, reason=skip_reason(plugin, rule_id, chosen, active)
+                )
+            )
+    return out
+
+
+def skip_reason(plugin: Plugin, rule_id: str, chosen: list[str], active: tuple[str, ...]) -> str:
+    """Why ``rule_id`` was not checked for this plugin."""
+    rule = registry()[rule_id]
+    if rule_id not in chosen:
+        return "deselected (--only / --skip)"
+    if plugin.kind not in rule.kinds:
+        return f"applies to {' and '.join(sorted(rule.kinds))} plugins only"
+    if rule.opt_in and rule_id not in active:
+        return "opt-in: the plugin does not promise it"
+    if rule.fields:
+        return f"the plugin never reported {' or '.join(sorted(rule.fields))}"
+    return "never exercised"
+
+
+__all__ = [
+    "Counterexample",
+    "Event",
+    "Finished",
+    "InvariantResult",
+    "Listener",
+    "Measuring",
+    "Progress",
+    "RunResult",
+    "RunSettings",
+    "Shrinking",
+    "Started",
+    "Violation",
+    "replace_settings",
+    "run",
+]

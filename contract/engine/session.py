@@ -1,0 +1,289 @@
+"""One observation: call the plugin in its worker, then check the chunks against the invariants.
+
+This is where the engine-decided rules come from: a hang or a memory blowup is ``terminates``,
+an exception, a dead interpreter or a wrong return type is ``no_crash``, and anything wrong on a
+degenerate config is ``config_validation``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from contract.engine.messages import Chunks, CountTokens, Split, WrongType
+from contract.engine.outofprocess import OutOfProcessTransport, is_out_of_process, valid_unicode
+from contract.engine.targets import Plugin
+from contract.engine.transport import ForkTransport, Transport
+from contract.engine.worker import Outcome
+from contract.spec.model import (
+    Case,
+    Chunk,
+    Config,
+    Document,
+    Violation,
+)
+from contract.spec.registry import Invariant, registry
+
+
+@dataclass
+class Observation:
+    """What one call showed: the violations found and the chunks returned (if any)."""
+
+    document: Any
+    config: Config
+    violations: list[Violation] = field(default_factory=list)
+    records: list[dict[str, Any]] | None = None
+    exercised: set[str] = field(default_factory=set)
+
+    def of(self, invariant_id: str) -> list[Violation]:
+        return [v for v in self.violations if v.invariant == invariant_id]
+
+
+class PluginFailure(Exception):
+    """A plugin call that did not give chunks; carries the violation it amounts to."""
+
+    def __init__(self, violation: Violation) -> None:
+        super().__init__(violation.message)
+        self.violation = violation
+
+
+class Session:
+    """A plugin behind its worker, ready to be observed on many inputs."""
+
+    def __init__(
+        self,
+        plugin: Plugin,
+        *,
+        timeout: float,
+        memory_mb: int | None,
+        selected: Iterable[str],
+        reply_limit: int | None = None,
+        transport: Transport | None = None,
+    ) -> None:
+        """``transport``: how the plugin is reached (default: a ForkTransport, which loads the
+        plugin in its worker, again after every restart). ``reply_limit``: bytes a reply may
+        take (default: 16 MiB plus 64 times the request's size)."""
+        self.plugin = plugin
+        self.timeout = timeout
+        self.memory_mb = memory_mb
+        self.transport: Transport = transport or _transport_for(
+            plugin, timeout=timeout, memory_mb=memory_mb, reply_limit=reply_limit
+        )
+        rules = registry()
+        self.applicable: list[Invariant] = [
+            r for r in rules.values() if r.applies_to(plugin.kind, plugin.declarations.promises)
+        ]
+        self.rules: list[Invariant] = [
+            rules[i]
+            for i in selected
+            if rules[i].applies_to(plugin.kind, plugin.declarations.promises)
+        ]
+        self._counts: dict[str, int] = {}
+        #: Slowest successful call so far, and how many calls hung: after a hang, later calls
+        #: get a timeout scaled to the plugin's real speed, so a hanging plugin cannot make the
+        #: run last (examples x timeout).
+        self.slowest = 0.0
+        self.hangs = 0
+
+    def quick_timeout(self) -> float:
+        """A timeout well above this plugin's slowest successful call, at most the full one."""
+        return min(self.timeout, max(0.1, 20 * self.slowest))
+
+    @property
+    def worker(self) -> Transport:
+        """The transport (the name the scaling probe and older callers use)."""
+        return self.transport
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def observe(
+        self,
+        document: Any,
+        config: Config,
+        *,
+        only: str | None = None,
+        timeout: float | None = None,
+    ) -> Observation:
+        """Call the plugin on ``document`` with ``config`` and check the result."""
+        if getattr(self.transport, "needs_valid_unicode", False):
+            document = valid_unicode(document)  # what goes out of process (SPEC §8)
+        seen = Observation(document, config)
+        if only == "config_validation" and config.is_valid:
+            return seen  # only degenerate configs can break that rule
+        rules = [r for r in self.rules if only in (None, "config_validation") or r.id == only]
+        if not config.is_valid and any(r.id == "config_validation" for r in rules):
+            # A degenerate config's output must keep every rule: the selected ones, or all of
+            # them when only engine rules were selected (--only config_validation).
+            checked = [r for r in self.rules if not r.engine]
+            rules = self.rules if checked else self.applicable
+        if timeout is None and self.hangs:
+            timeout = self.quick_timeout()
+        try:
+            chunks = self.call(document, config, timeout=timeout)
+            seen.records = [c.as_record() for c in chunks]
+            seen.violations = self._check(document, config, chunks, rules, seen.exercised)
+        except PluginFailure as failure:
+            seen.violations = [failure.violation]
+        except _Rejected:
+            return seen
+        if not config.is_valid:
+            seen.violations = [_as_config_violation(v, config) for v in seen.violations]
+        return seen
+
+    def call(self, document: Any, config: Config, *, timeout: float | None = None) -> list[Chunk]:
+        """The plugin's chunks, or PluginFailure (_Rejected: a degenerate config refused)."""
+        request = Split(document, config.max_size, config.overlap)
+        outcome = self.transport.call(request, timeout=timeout)
+        if outcome.kind == "ok":
+            self.slowest = max(self.slowest, outcome.elapsed)
+        elif outcome.kind == "timeout":
+            self.hangs += 1
+        reply = _unwrap(outcome, self.memory_mb)
+        if isinstance(reply, Chunks):
+            return reply.chunks
+        if isinstance(reply, WrongType):
+            raise PluginFailure(Violation("no_crash", f"the plugin {reply.message}"))
+        if reply.rejects and not config.is_valid:
+            raise _Rejected()
+        head = f"raised {reply.error_type}: {reply.message}".rstrip(": ")
+        raise PluginFailure(Violation("no_crash", head + f"\n{reply.trace}".rstrip()))
+
+    def _check(
+        self,
+        document: Any,
+        config: Config,
+        chunks: list[Chunk],
+        rules: Sequence[Invariant],
+        exercised: set[str],
+    ) -> list[Violation]:
+        case = self.case(document, config, chunks)
+        found: list[Violation] = []
+        for rule in rules:
+            if rule.engine or not rule.exercised_by(chunks):
+                continue
+            exercised.add(rule.id)
+            try:
+                self._prepare(case, rule, document, config)
+                found.extend(rule.check(case))
+            except PluginFailure as failure:  # a rerun or a token count went wrong
+                found.append(failure.violation)
+        exercised.update(r.id for r in rules if r.engine)
+        return found
+
+    def case(self, document: Any, config: Config, chunks: Sequence[Chunk]) -> Case:
+        """The Case the invariants see for this call."""
+        decl = self.plugin.declarations
+        if decl.kind == "workbook":
+            from contract.spec.workbook import non_empty_cells  # lazy: only for workbook plugins
+
+            return Case(
+                Document(""),
+                config,
+                chunks,
+                decl,
+                self.measure,
+                raw_document=None,
+                workbook=non_empty_cells(document),
+            )
+        text = document.replace("\r\n", "\n") if decl.newlines == "lf" else document
+        return Case(Document(text), config, chunks, decl, self.measure, raw_document=document)
+
+    def _prepare(self, case: Case, rule: Invariant, document: Any, config: Config) -> None:
+        if "rerun" in rule.needs and case.rerun is None:
+            case.rerun = self._rerun(document, config)
+        if "lf_twin" in rule.needs and case.twins is None and "\n" in document:
+            lf = document.replace("\r\n", "\n")
+            if "\r\n" in lf:
+                return  # "\r\r\n": no LF version whose CRLF twin is this document
+            # The twins' own failures are found when they are generated themselves.
+            with contextlib.suppress(PluginFailure, _Rejected):
+                case.twins = (self.call(lf.replace("\n", "\r\n"), config), self.call(lf, config))
+
+    def _rerun(self, document: Any, config: Config) -> list[Chunk]:
+        try:
+            return self.call(document, config)
+        except PluginFailure as failure:
+            raise PluginFailure(
+                Violation(
+                    "deterministic",
+                    f"the first call returned chunks; a second on the same input "
+                    f"failed: {failure.violation.message.splitlines()[0]}",
+                )
+            ) from None
+
+    def measure(self, text: str) -> int:
+        """Size of ``text`` in the plugin's unit (token counts run in the worker, cached)."""
+        unit = self.plugin.declarations.unit
+        if unit == "chars":
+            return len(text)
+        if unit == "bytes":
+            return len(text.encode("utf-8", "surrogatepass"))
+        if text not in self._counts:
+            self._counts[text] = self._count(text)
+        return self._counts[text]
+
+    def _count(self, text: str) -> int:
+        try:
+            reply = _unwrap(self.transport.call(CountTokens((text,))), self.memory_mb)
+        except PluginFailure as failure:
+            v = failure.violation
+            raise PluginFailure(Violation(v.invariant, f"count_tokens: {v.message}")) from None
+        if len(self._counts) > 100_000:
+            self._counts.clear()
+        return int(reply.values[0])
+
+
+def _transport_for(
+    plugin: Plugin, *, timeout: float, memory_mb: int | None, reply_limit: int | None
+) -> Transport:
+    """The fork worker, or the out-of-process child of an ``exec:`` / ``http(s)://`` target."""
+    if is_out_of_process(plugin.spec):
+        assert plugin.spec is not None
+        return OutOfProcessTransport(plugin.spec, timeout=timeout, memory_mb=memory_mb,
+                                     cwd=plugin.cwd)
+    return ForkTransport(plugin, timeout=timeout, memory_mb=memory_mb, reply_limit=reply_limit)
+
+
+class _Rejected(Exception):
+    """A degenerate config refused with ValueError or TypeError: the allowed answer."""
+
+
+def _unwrap(outcome: Outcome, memory_mb: int | None) -> Any:
+    if outcome.kind == "ok":
+        return outcome.value
+    if outcome.kind == "timeout":
+        raise PluginFailure(Violation("terminates", f"{outcome.message}: the call was killed"))
+    if outcome.kind == "memory":
+        raise PluginFailure(
+            Violation(
+                "terminates",
+                f"memory grew past the {memory_mb} MiB limit: {outcome.message}".rstrip(": "),
+            )
+        )
+    if outcome.kind == "crash":
+        detail = outcome.detail.strip().removeprefix(outcome.message).strip()
+        tail = f"\n{detail[-600:]}" if detail else ""
+        raise PluginFailure(
+            Violation("no_crash", f"the worker process died: {outcome.message}{tail}")
+        )
+    # an error outside the plugin's own call (e.g. count_tokens, or an unpicklable result)
+    raise PluginFailure(Violation("no_crash", f"{outcome.error_type}: {outcome.message}"))
+
+
+def _as_config_violation(violation: Violation, config: Config) -> Violation:
+    first = violation.message
+    return Violation(
+        "config_validation",
+        f"degenerate config {config.describe()} was neither refused with ValueError/TypeError "
+        f"nor handled cleanly: [{violation.invariant}] {first}",
+        violation.chunks,
+    )

@@ -1,0 +1,134 @@
+"""The seed corpus: a few hand-made probes that every run replays before generating.
+
+Generated examples vary with the seed and with the Hypothesis version: a 200-example run on
+one seed may meet no lone surrogate, or no unclosed code fence. The corpus makes the known
+bug shapes of the seeds (shared/seeds) certain in every run, the way a fuzzer starts from its
+seed corpus: each probe is one small document and config aimed at one bug class. They come
+first, broadest first, so a run that stops at the first finding (mutation testing) stops
+early. A text probe's finding is minimized like any other (contract.engine.minimize). Workbook
+plugins get their own probes (seed 001's used-range over-claim, row groups, far cells).
+
+The configs are small, so that even short documents are cut: valid ones
+(``0 <= overlap < max_size``) first, then one of each degenerate family of SPEC §2, which a
+chunker must refuse or survive (``config_validation``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contract.spec.model import Config
+
+__all__ = ["CORPUS", "WORKBOOK_CORPUS", "corpus_for"]
+
+_WORDS = "ab cd\nef gh ij"
+
+#: ``(why, document, config)``, broadest first; the degenerate configs last.
+CORPUS: tuple[tuple[str, str, Config], ...] = (
+    ("the empty document", "", Config(1, 0)),
+    (
+        "two short lines, a word longer than the cap and an astral character (a UTF-16 pair, "
+        "4 UTF-8 bytes), cut small with overlap: the broadest cheap probe",
+        "ab \U0001f680cd\nef",
+        Config(2, 1),
+    ),
+    ("whitespace only", " \n\t\n  ", Config(2, 0)),
+    (
+        "multi-byte text, clusters and combining marks",
+        "na\u00efve \u6570\u636e \U0001f680 e\u0301 \U0001f468\u200d\U0001f469\u200d\U0001f467 "
+        "\U0001f1ef\U0001f1f5 end",
+        Config(3, 1),
+    ),
+    ("seed 000: identical blocks, so find() locks onto the wrong copy",
+     '{"a": 1}\n' * 6, Config(12, 4)),
+    ("leading blank lines, counted away by a stripped copy",
+     "\n\n\nfirst line\nsecond line\n", Config(8, 2)),
+    ("CRLF paragraphs and a lone CR", "one two\r\n\r\nthree\r\nfour\rfive\r\n", Config(6, 0)),
+    ("LangChain: a run as long as the cap, one trailing tab, cut with overlap: the last "
+     "window, stripped, lies wholly inside the one before (ordered, SPEC 1.1)",
+     "a" * 20 + "\t", Config(20, 5)),
+    ("seed 003: one early space, then an unbroken run",
+     "x" * 10 + " " + "a" * 60, Config(30, 20)),
+    ("seed 004: a long three-line header and nothing else",
+     "A title far longer than the cap\nAn author name\n2024-01-01\n", Config(10, 0)),
+    ("seed 004: the header, then a body",
+     "A title far longer than the cap\nAn author name\n2024-01-01\nBody text follows.\n",
+     Config(12, 3)),
+    ("lone surrogates: legal in a str, refused by strict UTF-8",
+     "ab\ud800cd ef\udfff", Config(3, 1)),
+    (
+        "markdown: headings (one with a tab after the hashes and a closing # run), a fence "
+        "holding a heading-like line",
+        "# Title\n\nIntro text.\n\n```\n# not a heading\n```\n\n##\tPart ##\nBody text here.\n",
+        Config(16, 0),
+    ),
+    ("markdown: a fence left open, with a heading-like line inside",
+     "# A\ntext\n~~~ python\n# B\ncode\n", Config(8, 0)),
+    (
+        "markdown fence look-alikes: backticks in a backtick info string make no fence; "
+        "a tilde fence's info string may hold them",
+        "``` not`a fence\n# Heading one\ntext\n~~~ info`ok\n# inside code\n~~~\n"
+        "## Heading two\nmore\n",
+        Config(12, 0),
+    ),
+    ("NUL, odd line breaks and a BOM",
+     "\ufeffa\x00b\x0bc\x0cd\x85e\u2028f\u2029g", Config(3, 1)),
+    ("CJK without spaces", "\u4e2d\u6587\u6587\u672c\u6ca1\u6709\u7a7a\u683c" * 5, Config(7, 2)),
+    # One probe per degenerate family of SPEC §2: refused with ValueError/TypeError, or handled
+    # with output that keeps every invariant (config_validation).
+    ("degenerate: overlap == max_size, the forward-progress killer", _WORDS, Config(2, 2)),
+    ("degenerate: seed 002's max_size=1, overlap=999", _WORDS, Config(1, 999)),
+    ("degenerate: max_size=0", _WORDS, Config(0, 0)),
+    ("degenerate: negative overlap", _WORDS, Config(3, -1)),
+    ("degenerate: negative max_size", _WORDS, Config(-1, 0)),
+)
+
+
+_FILL: dict[str, Any] = {"value": None, "style": "fill"}  # a styled-empty cell
+
+
+def _tall(rows: int) -> dict[str, Any]:
+    cells: dict[str, Any] = {"A1": "id", "B1": "name"}
+    for row in range(2, rows + 2):
+        cells[f"A{row}"], cells[f"B{row}"] = row - 1, f"item {row - 1}"
+    return cells
+
+
+#: ``(why, workbook description, config)`` for workbook plugins (descriptions as in
+#: contract.spec.workbook: ``{"sheets": {title: {A1 ref: value}}}``).
+WORKBOOK_CORPUS: tuple[tuple[str, dict[str, Any], Config], ...] = (
+    ("one empty sheet", {"sheets": {"Sheet1": {}}}, Config(1, 0)),
+    (
+        "seed 001: a styled-empty cell far out makes the used range A1:XFD4, the data is A1:B3",
+        {"sheets": {"Data": {**_tall(2), "XFD4": _FILL}}},
+        Config(12, 0),
+    ),
+    (
+        "two blocks apart, a whitespace-only cell, a styled-empty hole, an empty second sheet",
+        {"sheets": {"S": {"A1": "x", "B1": "  ", "A2": _FILL, "B2": 2, "D4": "far", "E5": 3.5},
+                    "Empty": {}}},
+        Config(4, 0),
+    ),
+    ("seed 001: a tall block, split into row groups of a few rows",
+     {"sheets": {"Rows": _tall(12)}}, Config(30, 0)),
+    ("one cell longer than the cap: indivisible", {"sheets": {"Sheet1": {"A1": "x" * 50}}},
+     Config(10, 0)),
+    (
+        "values of every kind under a unicode title",
+        {"sheets": {"Donn\u00e9es \u2713": {
+            "A1": "na\u00efve \U0001f680", "B1": True, "C1": "two\nlines",
+            "A2": {"date": "2024-01-31T00:00:00"}, "B2": "=SUM(A1:A3)", "C2": -0.5}}},
+        Config(6, 0),
+    ),
+    ("the last cell of a sheet", {"sheets": {"Far": {"A1": 1, "XFD1048576": "end"}}},
+     Config(5, 0)),
+    ("degenerate: overlap == max_size", {"sheets": {"Rows": _tall(3)}}, Config(4, 4)),
+    ("degenerate: max_size=0", {"sheets": {"Rows": _tall(3)}}, Config(0, 0)),
+    ("degenerate: negative overlap", {"sheets": {"Rows": _tall(3)}}, Config(8, -1)),
+)
+
+
+def corpus_for(kind: str) -> list[tuple[Any, Config]]:
+    """The ``(document, config)`` probes for a plugin of ``kind`` (text or workbook)."""
+    table: tuple[tuple[str, Any, Config], ...] = WORKBOOK_CORPUS if kind == "workbook" else CORPUS
+    return [(document, config) for _, document, config in table]

@@ -1,0 +1,81 @@
+"""The default document mixture and (document, config) pairs for the runner."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from contract.spec.model import Config
+
+from ._common import StrategyArgumentError, check_bool, check_int
+from .configs import DEGENERATE_ONE_IN, degenerate_configs, overlaps, valid_configs
+from .markdown import headed_documents, markdown_documents
+from .text import documents
+
+__all__ = ["KINDS", "any_documents", "cases"]
+
+KINDS = ("text", "workbook")
+
+
+def any_documents(*, max_length: int = 2000) -> st.SearchStrategy[str]:
+    """The default mixture: plain-text, markdown and headed documents, equally often."""
+    max_length = check_int("any_documents", "max_length", max_length, min_value=1)
+    return st.one_of(
+        documents(max_length=max_length),
+        markdown_documents(max_length=max_length),
+        headed_documents(max_length=max_length),
+    )
+
+
+def cases(
+    *,
+    kind: str = "text",
+    max_length: int = 2000,
+    degenerate: bool = True,
+    max_cap: int = 4096,
+    documents: st.SearchStrategy[str] | None = None,
+) -> st.SearchStrategy[tuple[str, Config]]:
+    """``(document, config)`` pairs where the config usually makes the chunker actually chunk.
+
+    The document is drawn first (from ``documents``, default :func:`any_documents`); then, most
+    of the time, ``max_size`` is drawn below the document's length (small caps often), otherwise
+    from the general :func:`~contract.generation.strategies.configs` distribution. With
+    ``degenerate=True`` about one case in ten carries a degenerate config.
+    """
+    if kind == "workbook":
+        raise NotImplementedError(
+            "workbook cases come from contract.generation.strategies.workbooks"
+        )
+    if kind not in KINDS:
+        raise StrategyArgumentError(
+            f"cases(kind={kind!r}): kind must be one of {', '.join(map(repr, KINDS))}"
+        )
+    max_length = check_int("cases", "max_length", max_length, min_value=1)
+    check_bool("cases", "degenerate", degenerate)
+    max_cap = check_int("cases", "max_cap", max_cap, min_value=1)
+    if documents is None:
+        docs = any_documents(max_length=max_length)
+    elif isinstance(documents, st.SearchStrategy):
+        docs = documents
+    else:
+        raise StrategyArgumentError(
+            f"cases(documents={documents!r}): documents must be a SearchStrategy of str"
+        )
+    independent = valid_configs(max_cap)
+    broken = degenerate_configs(max_cap)
+
+    @st.composite
+    def build(draw: st.DrawFn) -> tuple[str, Config]:
+        document = draw(docs)
+        n = len(document)
+        # 0-2: a config independent of the document; 3-8: a cap below the document's length;
+        # 9: degenerate (when allowed). The shrinker heads for the independent configs.
+        pick = draw(st.integers(0, DEGENERATE_ONE_IN - 1))
+        if degenerate and pick == DEGENERATE_ONE_IN - 1:
+            return document, draw(broken)
+        if pick >= 3 and n >= 2:
+            top = min(n - 1, max_cap)
+            max_size = draw(st.one_of(st.integers(1, min(8, top)), st.integers(1, top)))
+            return document, Config(max_size=max_size, overlap=draw(overlaps(max_size)))
+        return document, draw(independent)
+
+    return build()

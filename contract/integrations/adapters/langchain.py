@@ -1,0 +1,101 @@
+"""LangChain's text splitters (``langchain-text-splitters``) as plugins.
+
+* ``max_size`` -> ``chunk_size``, ``overlap`` -> ``chunk_overlap``; ``length_function=len``, so
+  sizes are codepoints (``unit = "chars"``), with no tokenizer to download.
+* Offsets: ``add_start_index=True`` makes ``create_documents`` put each chunk's ``start_index`` in
+  its metadata; the adapter reports it as ``start`` and ``start + len(text)`` as ``end``.
+  LangChain finds that index by searching the document for the chunk's text
+  (``str.find`` from an estimated position), so the contract checks the library's search, not
+  the adapter's. An index of -1 (not found) is reported as it is.
+* ``MarkdownHeaderTextSplitter`` has no size or overlap parameters at all: the adapter ignores
+  ``max_size`` and ``overlap``, splits on ATX headings of all six levels with
+  ``strip_headers=False`` (so the heading stays in the chunk's text instead of being dropped), and
+  reports the heading path from the chunk's metadata as ``section``. It reports no offsets.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from contract.integrations.adapters._base import Adapter, record, require
+
+_DIST, _MODULE = "langchain-text-splitters", "langchain_text_splitters"
+
+require(_MODULE, _DIST, "contract.integrations.adapters.langchain")
+
+
+class _LangChain(Adapter):
+    distribution: ClassVar[str] = _DIST
+    module: ClassVar[str] = _MODULE
+    #: The splitter class's name in ``langchain_text_splitters``.
+    splitter: ClassVar[str] = ""
+
+    def setup(self) -> None:
+        self.cls = getattr(self.lib, self.splitter)
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        splitter = self.cls(
+            chunk_size=max_size, chunk_overlap=overlap, length_function=len, add_start_index=True
+        )
+        return [_from_document(doc) for doc in splitter.create_documents([document])]
+
+
+def _from_document(doc: Any) -> dict[str, Any]:
+    text = doc.page_content
+    start = doc.metadata.get("start_index")
+    return record(text, start, None if start is None else start + len(text))
+
+
+class RecursiveCharacter(_LangChain):
+    """``RecursiveCharacterTextSplitter`` with its default separators (paragraph, line, space,
+    character) and ``keep_separator=True``."""
+
+    name = "langchain-recursive"
+    splitter = "RecursiveCharacterTextSplitter"
+
+
+class Character(_LangChain):
+    """``CharacterTextSplitter`` with its default separator ``"\\n\\n"``."""
+
+    name = "langchain-character"
+    splitter = "CharacterTextSplitter"
+
+
+class Markdown(_LangChain):
+    """``MarkdownTextSplitter``: the recursive splitter with markdown separators."""
+
+    name = "langchain-markdown"
+    splitter = "MarkdownTextSplitter"
+
+
+#: Heading markers and the metadata keys they are reported under, outermost first.
+HEADERS = tuple(("#" * level, f"h{level}") for level in range(1, 7))
+
+
+class MarkdownHeaders(_LangChain):
+    """``MarkdownHeaderTextSplitter`` on all six ATX levels, ``strip_headers=False``.
+
+    The library takes no size or overlap: ``max_size`` and ``overlap`` are ignored, as they are by
+    anyone who uses this splitter on its own. Chunks are sections under one heading path; the
+    path (the metadata values, outermost heading first) is reported as ``section``.
+    """
+
+    name = "langchain-markdown-headers"
+    splitter = "MarkdownHeaderTextSplitter"
+    #: Splitting at headings is what the splitter is for.
+    promises = frozenset({"heading_boundary"})
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        splitter = self.cls(headers_to_split_on=list(HEADERS), strip_headers=False)
+        out = []
+        for doc in splitter.split_text(document):
+            section = [doc.metadata[key] for _, key in HEADERS if key in doc.metadata]
+            out.append(record(doc.page_content, section=section))
+        return out
+
+
+# Lower-case aliases: ``contract.integrations.adapters.langchain:recursive`` and so on.
+recursive = RecursiveCharacter
+character = Character
+markdown = Markdown
+markdown_headers = MarkdownHeaders

@@ -1,0 +1,12 @@
+"""The spec layer: what a chunk, a document and a rule are, with no engine and no Hypothesis.
+
+- :mod:`contract.spec.model`: chunks, configs, documents (line and byte geometry), the Case.
+- :mod:`contract.spec.placement`: sound placement of chunks without offsets.
+- :mod:`contract.spec.registry`: the ``@invariant`` registry keyed by stable id.
+- :mod:`contract.spec.invariants`: the built-in rules, loaded by
+  :func:`contract.spec.invariants.load_builtin`.
+- :mod:`contract.spec.a1` and :mod:`contract.spec.workbook`: A1 geometry and workbook
+  descriptions (SPEC §7).
+
+Nothing here imports the generation, engine, reporting or front-door layers.
+"""

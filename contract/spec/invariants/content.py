@@ -1,0 +1,128 @@
+"""Content rules: chunks are non-empty verbatim slices that together hold all the text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from contract.spec.model import (
+    Case,
+    Chunk,
+    Violation,
+    describe_chunk,
+    escape,
+    is_blank,
+    plural,
+)
+from contract.spec.placement import first_gap, uncovered_offset
+from contract.spec.rules import invariant
+
+
+@invariant("non_empty", kinds=("text", "workbook"))
+def non_empty(case: Case) -> Iterator[Violation]:
+    """No chunk is empty or whitespace-only."""
+    for chunk in case.chunks:
+        if is_blank(chunk.text):
+            what = "empty" if not chunk.text else f"whitespace-only {escape(chunk.text)}"
+            yield Violation("non_empty", f"{describe_chunk(chunk)} is {what}", (chunk.index,))
+
+
+@invariant("span_fidelity")
+def span_fidelity(case: Case) -> Iterator[Violation]:
+    """Each chunk's text equals the document slice it claims (offsets, byte offsets, placement)."""
+    text = case.document.text
+    for chunk, chars, bytes_ in zip(case.chunks, case.char_exact, case.byte_exact):
+        start, end, sb, eb = chunk.start, chunk.end, chunk.start_byte, chunk.end_byte
+        if chunk.bare or (start is None and end is None and sb is None and eb is None):
+            if chunk.text and chunk.text not in text:
+                yield _violation(chunk, f"{escape(chunk.text)} occurs nowhere in the document")
+            continue
+        # The faithful common case is settled by Case.char_exact / byte_exact (in place).
+        if (start is not None or end is not None) and not chars:
+            yield from _check_chars(case, chunk)
+        if (sb is not None or eb is not None) and not bytes_:
+            yield from _check_bytes(case, chunk)
+
+
+def _check_chars(case: Case, chunk: Chunk) -> Iterator[Violation]:
+    start, end, size = chunk.start, chunk.end, len(case.document)
+    if start is None or end is None:
+        yield _violation(chunk, f"reports start={start} end={end}; both or neither are allowed")
+    elif not 0 <= start <= end <= size:
+        yield _violation(chunk, f"span [{start}:{end}) is not inside the document [0:{size})")
+    elif end - start != len(chunk.text) or not case.document.text.startswith(chunk.text, start):
+        # startswith compares in place: no copy of the slice for the common, faithful case
+        held = case.document.text[start:end]
+        yield _violation(chunk, _mismatch(chunk.text, held, f"[{start}:{end})"))
+
+
+def _check_bytes(case: Case, chunk: Chunk) -> Iterator[Violation]:
+    """Byte offsets hold the text, and the same place as the codepoint offsets, if any."""
+    sb, eb, size = chunk.start_byte, chunk.end_byte, len(case.document.data)
+    if sb is None or eb is None:
+        yield _violation(
+            chunk, f"reports start_byte={sb} end_byte={eb}; both or neither are allowed"
+        )
+    elif not 0 <= sb <= eb <= size:
+        inside = f"the document's {plural(size, 'byte')}"
+        yield _violation(chunk, f"byte span [{sb}:{eb}) is not inside {inside}")
+    elif eb - sb != len(chunk.utf8) or not case.document.data.startswith(chunk.utf8, sb):
+        held = _decode(case.document.data[sb:eb])
+        if held is None:
+            lossy = case.document.data[sb:eb].decode("utf-8", "replace")
+            yield _violation(
+                chunk,
+                (
+                    f"text {escape(chunk.text)} but bytes [{sb}:{eb}) of the document cut a "
+                    f"character: they hold no text, only {escape(lossy)} with U+FFFD for the cut"
+                ),
+            )
+        elif held != chunk.text:
+            yield _violation(chunk, _mismatch(chunk.text, held, f"bytes [{sb}:{eb})"))
+    elif (at := case.start_bytes[chunk.index]) is not None and at != sb:
+        # Both spans hold the text, but not the same copy of it: one of them cites wrongly.
+        yield _violation(
+            chunk,
+            f"bytes [{sb}:{eb}) and codepoints [{chunk.start}:{chunk.end}) both hold "
+            f"{escape(chunk.text, 40)}, but at two places: the codepoint span is bytes "
+            f"[{at}:{at + len(chunk.utf8)})",
+        )
+
+
+def _decode(data: bytes) -> str | None:
+    """Bytes of the document as text (lone surrogates, encoded with ``surrogatepass`` by
+    :attr:`Document.data`, come back as themselves), or None if they cut a character."""
+    try:
+        return data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return None
+
+
+def _mismatch(text: str, held: str, where: str) -> str:
+    return f"text {escape(text)} but the document holds {escape(held)} at {where}"
+
+
+def _violation(chunk: Chunk, message: str) -> Violation:
+    return Violation("span_fidelity", f"{describe_chunk(chunk)}: {message}", (chunk.index,))
+
+
+@invariant("no_lost_text")
+def no_lost_text(case: Case) -> Iterator[Violation]:
+    """Every non-whitespace character of the document lies inside some chunk."""
+    text = case.document.text
+    if case.all_spanned:
+        gap = first_gap(text, case.offset_spans)
+    else:
+        fixed = [s[0] if s else None for s in case.offset_spans]
+        gap = uncovered_offset(text, [c.text for c in case.chunks], fixed).offset
+    if gap is not None:
+        line = case.document.line_of(gap)
+        yield Violation(
+            "no_lost_text",
+            f"document[{gap}] {escape(text[gap])} (line {line}) lies in no chunk"
+            + (
+                ""
+                if case.all_spanned
+                else " placed in document order (and no placement of the "
+                "chunks in document order covers all the text)"
+            ),
+        )

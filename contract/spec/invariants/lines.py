@@ -1,0 +1,84 @@
+"""Line citations: the cited lines are exactly those of a chunk's first and last character."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from contract.spec.invariants._common import place, spans_for
+from contract.spec.model import Case, Chunk, Document, Violation, describe_chunk
+from contract.spec.placement import Span
+from contract.spec.rules import invariant
+
+
+@invariant("line_citations", fields=("line_start", "line_end"))
+def line_citations(case: Case) -> Iterator[Violation]:
+    """``line_start``/``line_end`` are the lines of the chunk's first and last character."""
+    cited = [c for c in case.chunks if c.line_start is not None or c.line_end is not None]
+    if not cited:
+        return
+    if case.all_spanned:
+        doc = case.document
+        spans = [case.offset_spans[c.index] for c in cited]
+        checked = [
+            (c, s) for c, s in zip(cited, spans) if s is not None and 0 <= s[0] < s[1] <= len(doc)
+        ]
+        # Starts, then last characters: two sorted runs when the chunks are in order, even
+        # with overlap, so Document.lines_of sorts them in linear time and scans the text once.
+        lines = doc.lines_of([s[0] for _, s in checked] + [s[1] - 1 for _, s in checked])
+        firsts, lasts = lines[: len(checked)], lines[len(checked) :]
+        for (chunk, span), first, last in zip(checked, firsts, lasts):
+            if not _matches(chunk, first, last):
+                yield _wrong_lines(chunk, span, first, last)
+    else:
+        yield from _check_placed(case)
+
+
+def _lines(doc: Document, span: Span) -> tuple[int, int]:
+    return doc.line_of(span[0]), doc.line_of(span[1] - 1)
+
+
+def _wrong_lines(chunk: Chunk, span: Span, first: int, last: int) -> Violation:
+    """Empty or impossible spans are left out: they are non_empty's and span_fidelity's."""
+    return Violation(
+        "line_citations",
+        f"{describe_chunk(chunk, span)} cites lines {_cite(chunk)}; its first and last "
+        f"characters are on lines {first}-{last}",
+        (chunk.index,),
+    )
+
+
+def _matches(chunk: Chunk, first: int, last: int) -> bool:
+    """Whether the reported citations (a missing one is not reported) are ``first``/``last``."""
+    cited_first, cited_last = chunk.line_start, chunk.line_end
+    return (cited_first is None or cited_first == first) and (
+        cited_last is None or cited_last == last
+    )
+
+
+def _cite(chunk: Chunk) -> str:
+    return f"{chunk.line_start}-{chunk.line_end}"
+
+
+def _check_placed(case: Case) -> Iterator[Violation]:
+    """Chunks without offsets: some document-order placement must sit on the cited lines."""
+    chunks = list(case.chunks)
+    if spans_for(case, chunks) is None:
+        return
+    doc = case.document
+
+    def on_cited_lines(i: int, start: int, previous: Span | None) -> bool | None:
+        chunk = chunks[i]
+        first, last = _lines(doc, (start, start + len(chunk.text)))
+        if chunk.line_start is not None and first > chunk.line_start:
+            return None
+        return _matches(chunk, first, last)
+
+    placed = place(case, chunks, accept=on_cited_lines)
+    if not placed.ok:
+        chunk = chunks[placed.failed or 0]
+        yield Violation(
+            "line_citations",
+            f"{describe_chunk(chunk)} cites lines {_cite(chunk)}, but no placement of the chunks "
+            "in document order puts its text there",
+            (chunk.index,),
+        )

@@ -1,0 +1,72 @@
+"""One error root (issue 16): every user-facing error is a contract.errors.UsageError, and each
+front door turns that one class into one line and exit status 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from contract.config_file import ConfigError
+from contract.engine.database import DatabaseError
+from contract.engine.exec_child import ExecTargetError
+from contract.engine.http_target import HttpTargetError
+from contract.engine.reproducers import ForeignFile, ReproducerError
+from contract.engine.targets import TargetError
+from contract.errors import InvalidArgument, UnknownInvariant, UsageError
+from contract.generation.strategies import StrategyArgumentError
+from contract.integrations.mutation import running
+from contract.integrations.mutation.triage import TriageError
+from contract.profiles import ProfileError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Every user-facing error class: what it is about -> the class.
+USER_FACING = {
+    "target": TargetError,
+    "exec target": ExecTargetError,
+    "http target": HttpTargetError,
+    "config table": ConfigError,
+    "profile": ProfileError,
+    "database": DatabaseError,
+    "reproducer": ReproducerError,
+    "foreign reproducer file": ForeignFile,
+    "strategy arguments": StrategyArgumentError,
+    "invalid argument": InvalidArgument,
+    "unknown invariant id": UnknownInvariant,
+    "mutation triage file": TriageError,
+    "mutation command": running.UsageError,
+}
+
+
+@pytest.mark.parametrize("what", sorted(USER_FACING))
+def test_each_user_facing_error_derives_from_the_one_root(what: str) -> None:
+    assert issubclass(USER_FACING[what], UsageError), f"{what}: {USER_FACING[what]!r}"
+
+
+def test_the_mutation_driver_has_no_usage_error_of_its_own() -> None:
+    assert running.UsageError is UsageError
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["-m", "contract.cli", "run", "reference_chunkers/fixed.py:split", "--only", "nope"],
+        ["-m", "contract.cli", "run", "reference_chunkers/fixed.py:split", "--profile", "weekly"],
+        ["-m", "contract.cli", "run", "no/such/file.py:split"],
+        ["fuzz/harness.py", "reference_chunkers/fixed.py:split", "--only", "nope"],
+        ["fuzz/harness.py", "no/such/file.py:split"],
+    ],
+)
+def test_front_doors_exit_2_with_one_line(command: list[str]) -> None:
+    done = _run(*command)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "error" in lines[0], done.stderr
