@@ -13,6 +13,7 @@ from contract.model import (
     is_blank,
     plural,
 )
+from contract.invariants._common import CITATIONS, partly_reported, partly_reported_message
 from contract.placement import first_gap, uncovered_offset
 from contract.registry import invariant
 
@@ -29,6 +30,7 @@ def non_empty(case: Case) -> Iterator[Violation]:
 @invariant("span_fidelity")
 def span_fidelity(case: Case) -> Iterator[Violation]:
     """Each chunk's text equals the document slice it claims (offsets, byte offsets, placement)."""
+    yield from _partly_placed(case)
     text = case.document.text
     for chunk, chars, bytes_ in zip(case.chunks, case.char_exact, case.byte_exact):
         start, end, sb, eb = chunk.start, chunk.end, chunk.start_byte, chunk.end_byte
@@ -41,6 +43,16 @@ def span_fidelity(case: Case) -> Iterator[Violation]:
             yield from _check_chars(case, chunk)
         if (sb is not None or eb is not None) and not bytes_:
             yield from _check_bytes(case, chunk)
+
+
+def _partly_placed(case: Case) -> Iterator[Violation]:
+    """Offsets (codepoint or byte) reported for some chunks and not others (README: "Nothing
+    hidden"): one violation per kind of offset, at the first chunk without it."""
+    for what in ("codepoint offsets", "byte offsets"):
+        without = partly_reported(case, CITATIONS[what])
+        if without:
+            message = partly_reported_message(case, what, without)
+            yield Violation("span_fidelity", message, tuple(c.index for c in without))
 
 
 def _check_chars(case: Case, chunk: Chunk) -> Iterator[Violation]:

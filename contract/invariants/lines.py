@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from contract.invariants._common import place, spans_for
+from contract.invariants._common import (
+    CITATIONS,
+    partly_reported,
+    partly_reported_message,
+    place,
+    spans_for,
+)
 from contract.model import Case, Chunk, Document, Violation, describe_chunk
 from contract.placement import Span
 from contract.registry import invariant
@@ -16,6 +22,10 @@ def line_citations(case: Case) -> Iterator[Violation]:
     cited = [c for c in case.chunks if c.line_start is not None or c.line_end is not None]
     if not cited:
         return
+    without = partly_reported(case, CITATIONS["line citations"])
+    if without:
+        message = partly_reported_message(case, "line citations", without)
+        yield Violation("line_citations", message, tuple(c.index for c in without))
     if case.all_spanned:
         doc = case.document
         spans = [case.offset_spans[c.index] for c in cited]
