@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from contract.invariants._common import CITATIONS, partly_reported, partly_reported_message
 from contract.model import (
     Case,
     Chunk,
@@ -13,7 +14,6 @@ from contract.model import (
     is_blank,
     plural,
 )
-from contract.invariants._common import CITATIONS, partly_reported, partly_reported_message
 from contract.placement import first_gap, uncovered_offset
 from contract.registry import invariant
 
