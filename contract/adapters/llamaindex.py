@@ -47,6 +47,9 @@ class _LlamaIndex(Adapter):
         return [self.chunk(node) for node in nodes]
 
     def chunk(self, node: Any) -> dict[str, Any]:
+        # start_char_idx=None (the library's find() failed) is passed as "not reported": the
+        # contract then reports the output's partly missing offsets (span_fidelity), and never
+        # places that node quietly.
         return record(
             node.get_content(metadata_mode=self.metadata_none),
             node.start_char_idx,
