@@ -114,6 +114,8 @@ markdown = Markdown
 # New node parsers (records: every ClassVar set), sharing only the Adapter base with the
 # classes above.
 
+from contract.adapters._base import import_library  # noqa: E402  (issue 20's classes)
+
 _LI_DIST, _LI_MODULE = "llama-index-core", "llama_index.core"
 _LI_VERSION = "0.14.25"
 
@@ -220,5 +222,45 @@ class SentenceWindow(_Nodes):
         ]
 
 
+class Code(_Nodes):
+    """``CodeSplitter(language="python")``: tree-sitter syntax nodes packed up to ``max_chars``.
+
+    The grammar comes from the ``tree-sitter-python`` wheel (passed as ``parser=``), not from
+    ``tree_sitter_language_pack``, so nothing is downloaded; ``overlap`` is ignored (the library's
+    ``chunk_lines_overlap`` is in lines, and its splitting does not use it).
+    """
+
+    name = "llamaindex-code"
+    splitter: ClassVar[str] = "CodeSplitter"
+    documents: ClassVar[str] = "code:python"
+    offsets: ClassVar[str] = "the nodes' start_char_idx/end_char_idx (the library's str.find)"
+    choices: ClassVar[dict[str, str]] = {
+        "language": "python (grammar: tree-sitter-python 0.25.0, tree-sitter 0.26.1)",
+        "count_mode": "char (max_chars = max_size codepoints)",
+        "overlap": "ignored: chunk_lines_overlap is in lines and unused by the splitting",
+    }
+
+    def setup(self) -> None:
+        super().setup()
+        tree_sitter = import_library("tree_sitter", "tree-sitter", self.name)
+        grammar = import_library("tree_sitter_python", "tree-sitter-python", self.name)
+        self.grammar = tree_sitter.Language(grammar.language())
+        self.parser_cls = tree_sitter.Parser
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        parser = self.parsers.CodeSplitter(
+            language="python",
+            max_chars=max_size,
+            count_mode="char",
+            parser=self.parser_cls(self.grammar),
+            include_metadata=False,
+        )
+        return [
+            record(self.text(n), n.start_char_idx, n.end_char_idx, id=n.node_id)
+            for n in self.nodes(parser, document)
+        ]
+
+
 hierarchical = Hierarchical
 sentence_window = SentenceWindow
+code = Code

@@ -30,6 +30,7 @@ NEW = {
     "unstructured:ByTitle": "unstructured",
     "llamaindex:Hierarchical": "llama_index.core",
     "llamaindex:SentenceWindow": "llama_index.core",
+    "llamaindex:Code": "tree_sitter_python",
     "chonkie:Fast": "chonkie",
     "chonkie:TokenWords": "chonkie",
     "chonkie:TokenBytes": "chonkie",
@@ -243,3 +244,11 @@ def test_langchain_markdown_syntax_and_html_sections() -> None:
     html = "<h1>A</h1><p>one</p><h2>B</h2><p>two</p>"
     found = [(c["text"], c["section"]) for c in _split("langchain:HtmlHeaders", html, 10)]
     assert ("two", ["A", "B"]) in found
+
+
+def test_llamaindex_code_splits_at_definitions() -> None:
+    pytest.importorskip("llama_index.core", reason="llama-index-core is not installed")
+    code = "def f():\n    return 1\n\n\nclass A:\n    pass\n"
+    assert _spans(_split("llamaindex:Code", code, 30)) == [
+        ("def f():\n    return 1", 0, 21), ("class A:\n    pass", 24, 41),
+    ]
