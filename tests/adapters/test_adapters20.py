@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from contract import adapters
 from contract.adapters import haystack, unstructured
 from contract.adapters._base import Adapter
 
@@ -112,6 +113,8 @@ def test_records_set_every_field(path: str) -> None:
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in cls.choices.items())
     assert cls.unit in ("chars", "bytes", "tokens")
     assert cls.unit != "tokens" or callable(getattr(cls, "count_tokens", None))
+    if adapters.library_installed(cls.module):  # the record names the version it was run with
+        assert adapters.library_version(cls.distribution) == cls.version, path
 
 
 def test_haystack_units_count_pieces_with_their_separator() -> None:
@@ -252,3 +255,23 @@ def test_llamaindex_code_splits_at_definitions() -> None:
     assert _spans(_split("llamaindex:Code", code, 30)) == [
         ("def f():\n    return 1", 0, 21), ("class A:\n    pass", 24, 41),
     ]
+
+
+def test_every_new_adapter_is_registered_under_its_name() -> None:
+    """pyproject's entry points name each new class, under the class's own ``name``."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    meta = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))
+    points = meta["project"]["entry-points"]["chunk_contract.plugins"]
+    registered = {v.removeprefix("contract.adapters."): k for k, v in points.items()}
+    for path in NEW:
+        assert path in registered, f"{path} has no entry point"
+        module, name = path.split(":")
+        if module in ("haystack", "unstructured"):  # importable without the library
+            cls = getattr(importlib.import_module(f"contract.adapters.{module}"), name)
+            assert cls.name == registered[path]
+    peers = meta["project"]["optional-dependencies"]["peers"]
+    for pin in ("haystack-ai==3.4.1", "unstructured==0.27.35", "tree-sitter-python==0.25.0"):
+        assert pin in peers
