@@ -30,7 +30,6 @@ def non_empty(case: Case) -> Iterator[Violation]:
 @invariant("span_fidelity")
 def span_fidelity(case: Case) -> Iterator[Violation]:
     """Each chunk's text equals the document slice it claims (offsets, byte offsets, placement)."""
-    yield from _partly_placed(case)
     text = case.document.text
     for chunk, chars, bytes_ in zip(case.chunks, case.char_exact, case.byte_exact):
         start, end, sb, eb = chunk.start, chunk.end, chunk.start_byte, chunk.end_byte
@@ -43,6 +42,7 @@ def span_fidelity(case: Case) -> Iterator[Violation]:
             yield from _check_chars(case, chunk)
         if (sb is not None or eb is not None) and not bytes_:
             yield from _check_bytes(case, chunk)
+    yield from _partly_placed(case)
 
 
 def _partly_placed(case: Case) -> Iterator[Violation]:

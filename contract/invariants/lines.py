@@ -22,10 +22,6 @@ def line_citations(case: Case) -> Iterator[Violation]:
     cited = [c for c in case.chunks if c.line_start is not None or c.line_end is not None]
     if not cited:
         return
-    without = partly_reported(case, CITATIONS["line citations"])
-    if without:
-        message = partly_reported_message(case, "line citations", without)
-        yield Violation("line_citations", message, tuple(c.index for c in without))
     if case.all_spanned:
         doc = case.document
         spans = [case.offset_spans[c.index] for c in cited]
@@ -41,6 +37,15 @@ def line_citations(case: Case) -> Iterator[Violation]:
                 yield _wrong_lines(chunk, span, first, last)
     else:
         yield from _check_placed(case)
+    yield from _partly_cited(case)
+
+
+def _partly_cited(case: Case) -> Iterator[Violation]:
+    """Lines cited for some chunks and not others (README: "Nothing hidden")."""
+    without = partly_reported(case, CITATIONS["line citations"])
+    if without:
+        message = partly_reported_message(case, "line citations", without)
+        yield Violation("line_citations", message, tuple(c.index for c in without))
 
 
 def _lines(doc: Document, span: Span) -> tuple[int, int]:
