@@ -175,6 +175,10 @@ PEERS = [
     "chonkie==1.7.0",
     "semchunk==4.1.1",
     "semantic-text-splitter==0.33.1",
+    "haystack-ai==3.4.1",
+    "unstructured==0.27.35",
+    "tree-sitter==0.26.1",
+    "tree-sitter-python==0.25.0",
 ]
 
 

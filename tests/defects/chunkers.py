@@ -973,6 +973,20 @@ def front_matter_offsets(document: str, *, max_size: int, overlap: int) -> list[
     return meta + [_record(body, s, e) for s, e in _windows(body, max_size, overlap)]
 
 
+def offsets_only_when_unique(document: str, *, max_size: int, overlap: int) -> list[Any]:
+    """Reports a chunk's offsets only when its text occurs once in the document, and leaves
+    them out for a repeated block (where a ``find()`` could pick the wrong copy): issue 20's
+    llama-index node with ``start_char_idx=None``. Every chunk is a verbatim slice, so placing
+    the offset-less ones would pass; the missing offsets must be reported instead."""
+    _check(max_size, overlap)
+    out: list[Any] = []
+    for start, end in _windows(document, max_size, overlap):
+        text = document[start:end]
+        unique = document.count(text) == 1
+        out.append(_record(document, start, end) if unique else {"text": text})
+    return out
+
+
 # =========================================================================== the registry
 
 #: attribute name -> the invariant id the contract must report it under.
@@ -1038,6 +1052,8 @@ DEFECTS: dict[str, str] = {
     "last_line_heading_lost": "no_lost_text",
     "crlf_heading_packed": "heading_boundary",
     "front_matter_offsets": "span_fidelity",
+    # issue 20: offsets reported for some chunks only are reported, not placed silently
+    "offsets_only_when_unique": "span_fidelity",
 }
 
 #: Further ids a defect breaks at the same time (seed 004's three symptoms, for instance).

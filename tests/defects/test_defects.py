@@ -160,6 +160,7 @@ WITNESSES: dict[str, list[tuple[str, Config]]] = {
     "last_line_heading_lost": [("text\n# H", Config(20, 0))],
     "crlf_heading_packed": [("text\r\n# H\r\n", Config(20, 0))],
     "front_matter_offsets": [("---\na: 1\n---\nbody", Config(20, 0))],
+    "offsets_only_when_unique": [("ab ab cd", Config(2, 0))],
 }
 
 

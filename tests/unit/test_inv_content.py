@@ -269,3 +269,30 @@ def test_no_lost_text_leaves_unplaceable_chunks_to_other_rules() -> None:
     doc = "one two"
     assert violations("no_lost_text", case(doc, bare("two", "one"))) == []
     assert violations("no_lost_text", case(doc, bare("one", "zzz"))) == []
+
+
+def test_span_fidelity_rejects_offsets_reported_for_some_chunks_only() -> None:
+    """A library that loses the offsets of some chunks is reported, not placed silently."""
+    doc = "one two one two"
+    pinned = Chunk(index=1, text="one two", start=8, end=15)
+    found = rejects(
+        "span_fidelity",
+        case(doc, [Chunk(index=0, text="one two", bare=True), pinned]),
+        "1 chunk (chunk[0]) report no codepoint offsets while 1 of the 2 chunks do",
+    )
+    assert found[0].chunks == (0,)
+
+
+def test_span_fidelity_rejects_byte_offsets_reported_for_some_chunks_only() -> None:
+    doc = "ab cd"
+    chunks = [
+        Chunk(index=0, text="ab", start=0, end=2, start_byte=0, end_byte=2),
+        Chunk(index=1, text="cd", start=3, end=5),
+    ]
+    rejects("span_fidelity", case(doc, chunks), "(chunk[1]) report no byte offsets")
+
+
+def test_span_fidelity_accepts_offsets_for_every_chunk_or_none() -> None:
+    doc = "one two one two"
+    accepts("span_fidelity", case(doc, spans(doc, (0, 7), (8, 15))))
+    accepts("span_fidelity", case(doc, bare("one two", "one two")))

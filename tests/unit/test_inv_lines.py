@@ -189,3 +189,15 @@ def test_hierarchies_without_offsets_are_not_placed_as_one_sequence() -> None:
         Chunk(index=1, text="alpha", bare=True, parent="p", line_start=1, line_end=1),
     ]
     assert violations("line_citations", case(doc, chunks)) == []
+
+
+def test_line_citations_rejects_lines_cited_for_some_chunks_only() -> None:
+    """A chunk without line citations among cited ones is reported, not skipped."""
+    doc = "a\nb\nc"
+    cited = _cited(doc, spans(doc, (0, 1), (2, 3)))
+    chunks = [*cited, Chunk(index=2, text="c", start=4, end=5)]
+    found = rejects(
+        "line_citations", case(doc, chunks), "(chunk[2]) report no line citations while 2"
+    )
+    assert found[0].chunks == (2,)
+    accepts("line_citations", case(doc, _cited(doc, spans(doc, (0, 1), (2, 3), (4, 5)))))

@@ -74,3 +74,90 @@ class Recursive(_Chonkie):
 token = Token
 sentence = Sentence
 recursive = Recursive
+
+
+# --------------------------------------------------------------------------- issue 20
+# New chunkers and tokenizers (records: every ClassVar set), sharing only the Adapter base
+# with the classes above.
+
+_CH_DIST, _CH_MODULE = "chonkie", "chonkie"
+_CH_VERSION = "1.7.0"
+_CH_OFFSETS = "the chunks' own start_index/end_index"
+
+
+def _chonkie_records(chunks: Any) -> list[dict[str, Any]]:
+    """Chunk records from chonkie ``Chunk`` objects, every field as the library gave it."""
+    return [
+        record(c.text, c.start_index, c.end_index, id=c.id, token_count=c.token_count)
+        for c in chunks
+    ]
+
+
+class Fast(Adapter):
+    """``FastChunker``: byte windows of ``chunk_size`` cut at its default delimiters
+    (``"\\n.?"``); it has no overlap parameter (``overlap`` is ignored)."""
+
+    name = "chonkie-fast"
+    distribution: ClassVar[str] = _CH_DIST
+    module: ClassVar[str] = _CH_MODULE
+    version: ClassVar[str] = _CH_VERSION
+    splitter: ClassVar[str] = "FastChunker"
+    unit: ClassVar[str] = "bytes"
+    offsets: ClassVar[str] = _CH_OFFSETS
+    documents: ClassVar[str] = "text"
+    choices: ClassVar[dict[str, str]] = {
+        "chunk_size": "max_size bytes (UTF-8)",
+        "delimiters": '"\\n.?" (default)',
+        "overlap": "ignored: no overlap parameter",
+    }
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        return _chonkie_records(self.lib.FastChunker(chunk_size=max_size).chunk(document))
+
+
+class _TokenWith(Adapter):
+    """``TokenChunker`` with one of chonkie's offline tokenizers."""
+
+    distribution: ClassVar[str] = _CH_DIST
+    module: ClassVar[str] = _CH_MODULE
+    version: ClassVar[str] = _CH_VERSION
+    splitter: ClassVar[str] = "TokenChunker"
+    offsets: ClassVar[str] = _CH_OFFSETS
+    documents: ClassVar[str] = "text"
+    #: chonkie's name for the tokenizer.
+    tokenizer: ClassVar[str] = ""
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        chunker = self.lib.TokenChunker(
+            tokenizer=self.tokenizer, chunk_size=max_size, chunk_overlap=overlap
+        )
+        return _chonkie_records(chunker.chunk(document))
+
+
+class TokenWords(_TokenWith):
+    """``TokenChunker(tokenizer="word")``: a token is a piece of ``text.split(" ")``."""
+
+    name = "chonkie-token-word"
+    tokenizer = "word"
+    unit: ClassVar[str] = "tokens"
+    choices: ClassVar[dict[str, str]] = {
+        "tokenizer": 'word (chonkie\'s WordTokenizer: text.split(" "))',
+    }
+
+    def count_tokens(self, text: str) -> int:
+        """chonkie's own word count: ``len(text.split(" "))``."""
+        return len(text.split(" ")) if text else 0
+
+
+class TokenBytes(_TokenWith):
+    """``TokenChunker(tokenizer="byte")``: a token is one UTF-8 byte."""
+
+    name = "chonkie-token-byte"
+    tokenizer = "byte"
+    unit: ClassVar[str] = "bytes"
+    choices: ClassVar[dict[str, str]] = {"tokenizer": "byte (chonkie's ByteTokenizer: UTF-8)"}
+
+
+fast = Fast
+token_word = TokenWords
+token_byte = TokenBytes

@@ -99,3 +99,167 @@ recursive = RecursiveCharacter
 character = Character
 markdown = Markdown
 markdown_headers = MarkdownHeaders
+
+
+# --------------------------------------------------------------------------- issue 20
+# New splitters (records: every ClassVar set). Self-contained: they share nothing above but
+# the Adapter base, so the records of the classes above can change freely.
+
+_LC_DIST, _LC_MODULE = "langchain-text-splitters", "langchain_text_splitters"
+_LC_VERSION = "1.1.3"
+_LC_START = "the library's metadata['start_index'] (str.find from an estimate); end = start + len"
+
+
+def _start_indexed(docs: Any) -> list[dict[str, Any]]:
+    """Chunk records from ``create_documents`` output with ``add_start_index=True``."""
+    out = []
+    for doc in docs:
+        text, start = doc.page_content, doc.metadata.get("start_index")
+        out.append(record(text, start, None if start is None else start + len(text)))
+    return out
+
+
+class _Sized(Adapter):
+    """A LangChain splitter with ``chunk_size``/``chunk_overlap``, counted with ``len``."""
+
+    distribution: ClassVar[str] = _LC_DIST
+    module: ClassVar[str] = _LC_MODULE
+    version: ClassVar[str] = _LC_VERSION
+    splitter: ClassVar[str] = ""
+    unit: ClassVar[str] = "chars"
+    offsets: ClassVar[str] = _LC_START
+    documents: ClassVar[str] = "text"
+    choices: ClassVar[dict[str, str]] = {"length_function": "len (codepoints)"}
+
+    def make(self, max_size: int, overlap: int) -> Any:
+        """The configured splitter."""
+        return getattr(self.lib, self.splitter)(
+            chunk_size=max_size, chunk_overlap=overlap, length_function=len, add_start_index=True
+        )
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        return _start_indexed(self.make(max_size, overlap).create_documents([document]))
+
+
+class _FromLanguage(_Sized):
+    """``RecursiveCharacterTextSplitter.from_language`` for one ``Language``."""
+
+    splitter = "RecursiveCharacterTextSplitter.from_language"
+    #: The ``Language`` member's name.
+    language: ClassVar[str] = ""
+
+    def make(self, max_size: int, overlap: int) -> Any:
+        splitter = self.lib.RecursiveCharacterTextSplitter
+        return splitter.from_language(
+            self.lib.Language[self.language],
+            chunk_size=max_size,
+            chunk_overlap=overlap,
+            length_function=len,
+            add_start_index=True,
+        )
+
+
+class PythonCode(_FromLanguage):
+    """``from_language(Language.PYTHON)``: classes, defs, then the default separators."""
+
+    name = "langchain-python"
+    language = "PYTHON"
+    documents: ClassVar[str] = "code:python"
+    choices: ClassVar[dict[str, str]] = {"length_function": "len", "language": "Language.PYTHON"}
+
+
+class MarkdownLanguage(_FromLanguage):
+    """``from_language(Language.MARKDOWN)``: headings, fences, rules, then paragraphs."""
+
+    name = "langchain-markdown-language"
+    language = "MARKDOWN"
+    documents: ClassVar[str] = "markdown"
+    choices: ClassVar[dict[str, str]] = {
+        "length_function": "len",
+        "language": "Language.MARKDOWN",
+    }
+
+
+class Latex(_Sized):
+    """``LatexTextSplitter``: sections, environments, then the default separators."""
+
+    name = "langchain-latex"
+    splitter = "LatexTextSplitter"
+    documents: ClassVar[str] = "latex"
+
+
+#: ``headers_to_split_on`` of the markdown syntax splitter: all six ATX levels.
+_SYNTAX_HEADERS = [("#" * level, f"h{level}") for level in range(1, 7)]
+
+
+class MarkdownSyntax(Adapter):
+    """``ExperimentalMarkdownSyntaxTextSplitter`` on all six levels, ``strip_headers=False``.
+
+    Like ``MarkdownHeaderTextSplitter`` it takes no size or overlap (both are ignored); the
+    heading path in its metadata (outermost first) is reported as ``section``.
+    """
+
+    name = "langchain-markdown-syntax"
+    distribution: ClassVar[str] = _LC_DIST
+    module: ClassVar[str] = _LC_MODULE
+    version: ClassVar[str] = _LC_VERSION
+    splitter: ClassVar[str] = "ExperimentalMarkdownSyntaxTextSplitter"
+    unit: ClassVar[str] = "chars"
+    promises = frozenset({"heading_boundary"})
+    offsets: ClassVar[str] = "none: the splitter reports no offsets (placed by the contract)"
+    documents: ClassVar[str] = "markdown"
+    choices: ClassVar[dict[str, str]] = {
+        "headers_to_split_on": "# to ###### (h1-h6)",
+        "strip_headers": "False (headings stay in the text)",
+        "max_size/overlap": "ignored: the splitter has no size",
+    }
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        splitter = self.lib.ExperimentalMarkdownSyntaxTextSplitter(
+            headers_to_split_on=_SYNTAX_HEADERS, strip_headers=False
+        )
+        out = []
+        for doc in splitter.split_text(document):
+            section = [doc.metadata[key] for _, key in _SYNTAX_HEADERS if key in doc.metadata]
+            out.append(record(doc.page_content, section=section))
+        return out
+
+
+#: ``headers_to_split_on`` of the HTML splitter: h1 to h6.
+_HTML_HEADERS = [(f"h{level}", f"h{level}") for level in range(1, 7)]
+
+
+class HtmlHeaders(Adapter):
+    """``HTMLHeaderTextSplitter`` on h1-h6: the text of each element under its headings.
+
+    It parses HTML with the standard library's parser and returns element *text*, not slices
+    of the markup; no size, no overlap (both ignored), no offsets.
+    """
+
+    name = "langchain-html-headers"
+    distribution: ClassVar[str] = _LC_DIST
+    module: ClassVar[str] = _LC_MODULE
+    version: ClassVar[str] = _LC_VERSION
+    splitter: ClassVar[str] = "HTMLHeaderTextSplitter"
+    unit: ClassVar[str] = "chars"
+    offsets: ClassVar[str] = "none: the splitter reports no offsets (placed by the contract)"
+    documents: ClassVar[str] = "html"
+    choices: ClassVar[dict[str, str]] = {
+        "headers_to_split_on": "h1 to h6",
+        "max_size/overlap": "ignored: the splitter has no size",
+    }
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        splitter = self.lib.HTMLHeaderTextSplitter(headers_to_split_on=_HTML_HEADERS)
+        out = []
+        for doc in splitter.split_text(document):
+            section = [doc.metadata[key] for _, key in _HTML_HEADERS if key in doc.metadata]
+            out.append(record(doc.page_content, section=section))
+        return out
+
+
+python_code = PythonCode
+markdown_language = MarkdownLanguage
+latex = Latex
+markdown_syntax = MarkdownSyntax
+html_headers = HtmlHeaders

@@ -47,6 +47,9 @@ class _LlamaIndex(Adapter):
         return [self.chunk(node) for node in nodes]
 
     def chunk(self, node: Any) -> dict[str, Any]:
+        # start_char_idx=None (the library's find() failed) is passed as "not reported": the
+        # contract then reports the output's partly missing offsets (span_fidelity), and never
+        # places that node quietly.
         return record(
             node.get_content(metadata_mode=self.metadata_none),
             node.start_char_idx,
@@ -105,3 +108,159 @@ class Markdown(_LlamaIndex):
 sentence = Sentence
 token = Token
 markdown = Markdown
+
+
+# --------------------------------------------------------------------------- issue 20
+# New node parsers (records: every ClassVar set), sharing only the Adapter base with the
+# classes above.
+
+from contract.integrations.adapters._base import import_library  # noqa: E402  (issue 20's classes)
+
+_LI_DIST, _LI_MODULE = "llama-index-core", "llama_index.core"
+_LI_VERSION = "0.14.25"
+
+
+class _Nodes(Adapter):
+    """A LlamaIndex node parser run through ``get_nodes_from_documents``."""
+
+    distribution: ClassVar[str] = _LI_DIST
+    module: ClassVar[str] = _LI_MODULE
+    version: ClassVar[str] = _LI_VERSION
+    unit: ClassVar[str] = "chars"
+    documents: ClassVar[str] = "text"
+
+    def setup(self) -> None:
+        from llama_index.core import Document, node_parser
+        from llama_index.core.schema import MetadataMode
+
+        self.document_cls, self.parsers, self.no_metadata = Document, node_parser, MetadataMode.NONE
+
+    def nodes(self, parser: Any, document: str) -> list[Any]:
+        """The parser's nodes for ``document``."""
+        return list(parser.get_nodes_from_documents([self.document_cls(text=document)]))
+
+    def text(self, node: Any) -> str:
+        return str(node.get_content(metadata_mode=self.no_metadata))
+
+
+def _sentences(parsers: Any, size: int, overlap: int) -> Any:
+    """The sentence splitter counting codepoints (``tokenizer=list``), no metadata budget."""
+    return parsers.SentenceSplitter(
+        chunk_size=size, chunk_overlap=overlap, tokenizer=list, include_metadata=False
+    )
+
+
+#: Chunk sizes of the hierarchy, as multiples of ``max_size`` (outermost first; leaves last).
+LI_HIERARCHY = (4, 2, 1)
+
+
+class Hierarchical(_Nodes):
+    """``HierarchicalNodeParser``: sentence splitters of ``4, 2, 1 x max_size`` codepoints, each
+    level splitting the nodes of the level above; every level is reported, with parents."""
+
+    name = "llamaindex-hierarchical"
+    splitter: ClassVar[str] = "HierarchicalNodeParser"
+    offsets: ClassVar[str] = (
+        "the nodes' start_char_idx/end_char_idx, relative to the parent node's text below the "
+        "top level: made absolute by adding the parent's start"
+    )
+    choices: ClassVar[dict[str, str]] = {
+        "tokenizer": "list (codepoints)",
+        "chunk_sizes": "[4, 2, 1] x max_size, one SentenceSplitter each, chunk_overlap=overlap",
+        "include_metadata": "False",
+    }
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        ids = [f"l{level}" for level in range(len(LI_HIERARCHY))]
+        parsers = {
+            i: _sentences(self.parsers, factor * max_size, overlap)
+            for i, factor in zip(ids, LI_HIERARCHY)
+        }
+        parser = self.parsers.HierarchicalNodeParser.from_defaults(
+            node_parser_ids=ids, node_parser_map=parsers, include_metadata=False
+        )
+        starts: dict[str, int | None] = {}
+        return [self.hierarchy_chunk(node, starts) for node in self.nodes(parser, document)]
+
+    def hierarchy_chunk(self, node: Any, starts: dict[str, int | None]) -> dict[str, Any]:
+        """A chunk with absolute offsets (``starts``: the absolute start of each node seen)."""
+        parent = node.parent_node.node_id if node.parent_node is not None else None
+        start = absolute(node.start_char_idx, parent, starts)
+        end = absolute(node.end_char_idx, parent, starts)
+        starts[node.node_id] = start
+        return record(self.text(node), start, end, id=node.node_id, parent=parent)
+
+
+def absolute(relative: Any, parent: str | None, starts: dict[str, int | None]) -> int | None:
+    """An offset made absolute: top-level offsets are already; a child's is relative to its
+    parent's text. Missing (``None``) stays missing, and so does any offset under a parent
+    whose own start is missing or not yet seen: the chunk is reported without it."""
+    if relative is None or parent is None:
+        return relative if relative is None else int(relative)
+    base = starts.get(parent)
+    return None if base is None else base + int(relative)
+
+
+class SentenceWindow(_Nodes):
+    """``SentenceWindowNodeParser``: one node per sentence (NLTK punkt, shipped with the
+    library), the surrounding window in metadata; it has no size or overlap (both ignored)."""
+
+    name = "llamaindex-sentence-window"
+    splitter: ClassVar[str] = "SentenceWindowNodeParser"
+    offsets: ClassVar[str] = "the nodes' start_char_idx/end_char_idx (the library's str.find)"
+    choices: ClassVar[dict[str, str]] = {
+        "sentence_splitter": "default (NLTK punkt, shipped in llama-index-core)",
+        "window_size": "3 (default; the window is metadata, not the chunk)",
+        "max_size/overlap": "ignored: the parser has no size",
+    }
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        parser = self.parsers.SentenceWindowNodeParser.from_defaults(include_metadata=False)
+        return [
+            record(self.text(n), n.start_char_idx, n.end_char_idx, id=n.node_id)
+            for n in self.nodes(parser, document)
+        ]
+
+
+class Code(_Nodes):
+    """``CodeSplitter(language="python")``: tree-sitter syntax nodes packed up to ``max_chars``.
+
+    The grammar comes from the ``tree-sitter-python`` wheel (passed as ``parser=``), not from
+    ``tree_sitter_language_pack``, so nothing is downloaded; ``overlap`` is ignored (the library's
+    ``chunk_lines_overlap`` is in lines, and its splitting does not use it).
+    """
+
+    name = "llamaindex-code"
+    splitter: ClassVar[str] = "CodeSplitter"
+    documents: ClassVar[str] = "code:python"
+    offsets: ClassVar[str] = "the nodes' start_char_idx/end_char_idx (the library's str.find)"
+    choices: ClassVar[dict[str, str]] = {
+        "language": "python (grammar: tree-sitter-python 0.25.0, tree-sitter 0.26.1)",
+        "count_mode": "char (max_chars = max_size codepoints)",
+        "overlap": "ignored: chunk_lines_overlap is in lines and unused by the splitting",
+    }
+
+    def setup(self) -> None:
+        super().setup()
+        tree_sitter = import_library("tree_sitter", "tree-sitter", self.name)
+        grammar = import_library("tree_sitter_python", "tree-sitter-python", self.name)
+        self.grammar = tree_sitter.Language(grammar.language())
+        self.parser_cls = tree_sitter.Parser
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        parser = self.parsers.CodeSplitter(
+            language="python",
+            max_chars=max_size,
+            count_mode="char",
+            parser=self.parser_cls(self.grammar),
+            include_metadata=False,
+        )
+        return [
+            record(self.text(n), n.start_char_idx, n.end_char_idx, id=n.node_id)
+            for n in self.nodes(parser, document)
+        ]
+
+
+hierarchical = Hierarchical
+sentence_window = SentenceWindow
+code = Code

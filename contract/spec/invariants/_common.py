@@ -32,4 +32,36 @@ def spans_for(case: Case, chunks: Sequence[Chunk]) -> list[Span | None] | None:
     return placed.spans if placed.ok else None
 
 
+#: Citation fields that a plugin reports for every chunk or for none (see :func:`partly_reported`).
+CITATIONS = {
+    "codepoint offsets": ("start", "end"),
+    "byte offsets": ("start_byte", "end_byte"),
+    "line citations": ("line_start", "line_end"),
+}
+
+
+def partly_reported(case: Case, fields: Sequence[str]) -> list[Chunk]:
+    """The chunks that report none of ``fields`` when others report some, else ``[]``.
+
+    A plugin that cites where its chunks are cites every chunk: when a library gives offsets
+    for some chunks and not others, the ones without are its lost offsets, which placing them
+    (or skipping their check) would hide.
+    """
+    without = [c for c in case.chunks if all(getattr(c, f) is None for f in fields)]
+    return without if 0 < len(without) < len(case.chunks) else []
+
+
+def partly_reported_message(case: Case, what: str, without: Sequence[Chunk]) -> str:
+    """What :func:`partly_reported` found, naming the first chunks without the field."""
+    named = ", ".join(f"chunk[{c.index}]" for c in without[:3])
+    more = ", ..." if len(without) > 3 else ""
+    reported = len(case.chunks) - len(without)
+    return (
+        f"{plural(len(without), 'chunk')} ({named}{more}) report no {what} while "
+        f"{reported} of the {len(case.chunks)} chunks do: report {what} for every chunk or "
+        f"for none (the contract does not place the rest itself, which would hide the "
+        f"missing ones)"
+    )
+
+
 __all__ = ["plural"]  # re-exported for the invariants: one wording helper (contract.spec.model)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from contract.spec.invariants._common import CITATIONS, partly_reported, partly_reported_message
 from contract.spec.model import (
     Case,
     Chunk,
@@ -41,6 +42,17 @@ def span_fidelity(case: Case) -> Iterator[Violation]:
             yield from _check_chars(case, chunk)
         if (sb is not None or eb is not None) and not bytes_:
             yield from _check_bytes(case, chunk)
+    yield from _partly_placed(case)
+
+
+def _partly_placed(case: Case) -> Iterator[Violation]:
+    """Offsets (codepoint or byte) reported for some chunks and not others (README: "Nothing
+    hidden"): one violation per kind of offset, at the first chunk without it."""
+    for what in ("codepoint offsets", "byte offsets"):
+        without = partly_reported(case, CITATIONS[what])
+        if without:
+            message = partly_reported_message(case, what, without)
+            yield Violation("span_fidelity", message, tuple(c.index for c in without))
 
 
 def _check_chars(case: Case, chunk: Chunk) -> Iterator[Violation]:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from contract.spec.invariants._common import place, spans_for
+from contract.spec.invariants._common import (
+    CITATIONS,
+    partly_reported,
+    partly_reported_message,
+    place,
+    spans_for,
+)
 from contract.spec.model import Case, Chunk, Document, Violation, describe_chunk
 from contract.spec.placement import Span
 from contract.spec.rules import invariant
@@ -31,6 +37,15 @@ def line_citations(case: Case) -> Iterator[Violation]:
                 yield _wrong_lines(chunk, span, first, last)
     else:
         yield from _check_placed(case)
+    yield from _partly_cited(case)
+
+
+def _partly_cited(case: Case) -> Iterator[Violation]:
+    """Lines cited for some chunks and not others (README: "Nothing hidden")."""
+    without = partly_reported(case, CITATIONS["line citations"])
+    if without:
+        message = partly_reported_message(case, "line citations", without)
+        yield Violation("line_citations", message, tuple(c.index for c in without))
 
 
 def _lines(doc: Document, span: Span) -> tuple[int, int]:
