@@ -19,14 +19,15 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
-from contract import crossrun, database, reproducers, scaling
+from contract import crossrun, database, health, reproducers, scaling
 from contract.corpus import corpus_for
 from contract.diagnosis import Diagnosis, Probe, diagnose
 from contract.engine import reaper
 from contract.engine.outofprocess import is_out_of_process
-from contract.execution import Observation, Session
+from contract.execution import Observation, PluginFailure, Session
+from contract.health import Finding
 from contract.minimize import minimize
-from contract.model import Config, Violation
+from contract.model import Chunk, Config, Violation
 from contract.plugins import Plugin, load
 from contract.registry import registry, select
 from contract.strategies.schedule import Coverage, Schedule, schedule_for
@@ -137,6 +138,10 @@ class RunResult:
     interrupted_reason: str = ""
     #: What the covering schedule covered (None: no schedule played, e.g. ``--no-schedule``).
     coverage: Coverage | None = None
+    #: The documents the plugin declared it is meant for (``documents``, "text" by default).
+    documents: str = "text"
+    #: Health-check findings (contract.health): warnings and notes, never a failure.
+    health: list[Finding] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -229,6 +234,7 @@ def run(
     shared = database.open_database(config.example_database) if config.example_database else None
     explored = _Explored()
     findings: dict[str, Counterexample] = {}
+    noticed: list[Finding] = []
     stop = ""
     with Session(
         plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen
@@ -247,6 +253,7 @@ def run(
             plan = schedule_for(plugin.kind) if config.schedule else None
             _explore(session, strategy, config, the_seed, emit, known, explored, plan)
             _measure(plugin, session, config, active, explored, emit)
+            noticed = _health(plugin, session, explored)
             for rule in list(explored.first):
                 if rule not in explored.unshrunk:
                     findings[rule] = _shrink(
@@ -277,6 +284,8 @@ def run(
         interrupted=bool(stop),
         interrupted_reason=stop,
         coverage=explored.coverage,
+        documents=plugin.declarations.documents,
+        health=noticed,
     )
     emit(Finished(result))
     return result
@@ -296,6 +305,24 @@ def _measure(
     rerun = config.measure and not is_out_of_process(plugin.spec)  # a child is no interpreter
     if rerun and "deterministic" in active and "deterministic" not in explored.first:
         _fresh_interpreter(plugin, session, explored)
+
+
+def _health(plugin: Plugin, session: Session, explored: _Explored) -> list[Finding]:
+    """The health checks (contract.health) on the run's clean calls, else on probe calls."""
+    if plugin.declarations.unit != "tokens" or plugin.kind != "text":
+        return []
+    calls = [(s.document, s.records or []) for s in explored.samples]
+    try:
+        if not calls:
+            calls = [(doc, _records(session.call(doc, Config(max_size=m, overlap=o))))
+                     for doc in health.PROBE_DOCUMENTS for m, o in health.PROBE_CONFIGS]
+        return health.run_health_checks(plugin.declarations, session.measure, calls)
+    except PluginFailure:
+        return []  # a split or count_tokens that fails is the invariants' business
+
+
+def _records(chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
+    return [{"text": c.text, "start": c.start, "end": c.end} for c in chunks]
 
 
 def _origins(
@@ -323,12 +350,18 @@ def _seed_for(plugin: Plugin, config: RunSettings) -> int:
 def cases_for(plugin: Plugin, config: RunSettings) -> st.SearchStrategy[tuple[Any, Config]]:
     """The generated (document, config) pairs for this plugin's kind."""
     from contract import strategies
+    from contract.strategies.kinds import documents_for
 
     if plugin.kind == "workbook":
         from contract.strategies.workbooks import workbook_cases
 
         return workbook_cases(max_length=config.max_length, degenerate=True)
-    return strategies.cases(kind=plugin.kind, max_length=config.max_length, degenerate=True)
+    declared = plugin.declarations.documents
+    limit = config.max_length
+    documents = None if declared == "text" else documents_for(declared, max_length=limit)
+    return strategies.cases(
+        kind=plugin.kind, max_length=config.max_length, degenerate=True, documents=documents
+    )
 
 
 def _hypothesis_settings(config: RunSettings, phases: tuple[Phase, ...]) -> settings:

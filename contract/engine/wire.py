@@ -13,7 +13,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from contract.model import KINDS, NEWLINES, UNITS, ChunkTypeError, Declarations, normalise_chunks
+from contract.model import (
+    DOCUMENT_KINDS,
+    KINDS,
+    NEWLINES,
+    TOKEN_COUNTING,
+    UNITS,
+    ChunkTypeError,
+    Declarations,
+    normalise_chunks,
+)
 
 #: The protocol version this host speaks (the handshake's ``chunk_contract``).
 PROTOCOL_VERSION = 1
@@ -40,6 +49,8 @@ class Handshake:
     newlines: str = "preserve"
     promises: frozenset[str] = frozenset()
     offsets: str = "codepoints"
+    documents: str = "text"
+    token_counting: str = "exact"
 
     def declarations(self) -> Declarations:
         """The declarations the invariants see (token counts answered by the child)."""
@@ -49,6 +60,8 @@ class Handshake:
             newlines=self.newlines,
             promises=self.promises,
             has_count_tokens=self.unit == "tokens",
+            documents=self.documents,
+            token_counting=self.token_counting,
         )
 
 
@@ -67,9 +80,16 @@ def parse_handshake(line: bytes) -> Handshake:
             ("unit", UNITS, "chars"),
             ("newlines", NEWLINES, "preserve"),
             ("offsets", OFFSETS, "codepoints"),
+            ("documents", DOCUMENT_KINDS, "text"),
+            ("token_counting", TOKEN_COUNTING, "exact"),
         )
     }
-    return Handshake(promises=_promises(message.get("promises", [])), **fields)
+    found = Handshake(promises=_promises(message.get("promises", [])), **fields)
+    try:
+        found.declarations()  # e.g. documents on a workbook plugin
+    except ValueError as exc:
+        raise HandshakeError(str(exc)) from None
+    return found
 
 
 def _check_version(version: Any, present: bool) -> None:
