@@ -12,7 +12,7 @@ from typing import Any
 
 def _check(max_size: int, overlap: int) -> None:
     if max_size < 1 or not 0 <= overlap < max_size:
-        raise ValueError(f"need max_size >= 1 and 0 <= overlap < max_size, got {max_size}/{overlap}")
+        raise ValueError(f"need max_size >= 1 and 0 <= overlap < max_size: {max_size}/{overlap}")
 
 
 def _words(text: str) -> int:
