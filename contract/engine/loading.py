@@ -145,7 +145,7 @@ def checked_hello(label: str, value: Any) -> Hello:
 
 def _optional_declarations(label: str, value: dict[str, Any]) -> dict[str, str]:
     """The hello's ``documents`` and ``token_counting`` (strings, when sent)."""
-    extra = {key: value[key] for key in ("documents", "token_counting") if key in value}
+    extra: dict[str, str] = {k: value[k] for k in ("documents", "token_counting") if k in value}
     if not all(type(x) is str for x in extra.values()):
         raise TargetError(f"{label}: the worker sent malformed declarations {_brief(value)}")
     return extra

@@ -80,6 +80,7 @@ _PY_DECORATORS = (
 )
 
 
+@functools.cache
 def _py_simple() -> st.SearchStrategy[str]:
     return st.builds(
         lambda form, n, e: form.format(n=n, e=e),
@@ -89,6 +90,7 @@ def _py_simple() -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def _py_line() -> st.SearchStrategy[str]:
     return st.one_of(
         _py_simple(),
@@ -126,8 +128,8 @@ def _py_block(draw: st.DrawFn, indent: str, depth: int) -> list[str]:
     """Statements at one level: simple lines and, while ``depth`` allows, compound ones; at
     least one of them a statement (a block of comments alone does not parse)."""
     out: list[str] = []
-    for _ in range(draw(st.integers(1, 4))):
-        if depth > 0 and draw(st.integers(0, 2)) == 0:
+    for _ in range(draw(st.integers(1, 3))):
+        if depth > 0 and draw(st.integers(0, 3)) == 0:
             out += _py_compound(draw, indent, depth)
         else:
             out.append(draw(_py_line()))
@@ -174,8 +176,8 @@ def _python_documents(max_length: int) -> st.SearchStrategy[str]:
         indent = draw(st.sampled_from(_INDENTS))
         head = draw(st.sampled_from(_PY_HEADS))
         units = [head] if head else []
-        for _ in range(draw(st.integers(1, 6))):
-            units.append("\n".join(draw(_py_block(indent, 3))))
+        for _ in range(draw(st.integers(1, 4))):
+            units.append("\n".join(draw(_py_block(indent, 2))))
         text = _fitting(units, max_length, "x = 1\n")
         return with_newlines(text, draw(st.sampled_from(_ENDINGS)))
 
@@ -235,6 +237,7 @@ _JS_STRINGS = (
 _JS_NAMES = ("load", "parseRows", "_private", "value2", "$el", "donn\u00e9es", "\u03c7", "Item")
 
 
+@functools.cache
 def _js_line() -> st.SearchStrategy[str]:
     simple = st.builds(
         lambda form, n, e: form.format(n=n, e=e),
@@ -265,8 +268,8 @@ def _js_header(draw: st.DrawFn) -> tuple[str, str]:
 @st.composite
 def _js_block(draw: st.DrawFn, indent: str, depth: int) -> list[str]:
     out: list[str] = []
-    for _ in range(draw(st.integers(1, 4))):
-        if depth > 0 and draw(st.integers(0, 2)) == 0:
+    for _ in range(draw(st.integers(1, 3))):
+        if depth > 0 and draw(st.integers(0, 3)) == 0:
             opener, closer = _js_header(draw)
             body = _split_strings(draw(_js_block(indent, depth - 1)))
             out += [opener, *_indented(body, indent), closer]
@@ -307,8 +310,8 @@ def _javascript_documents(max_length: int) -> st.SearchStrategy[str]:
         indent = draw(st.sampled_from(_INDENTS))
         head = draw(st.sampled_from(_JS_HEADS))
         units = [head] if head else []
-        for _ in range(draw(st.integers(1, 6))):
-            units.append("\n".join(draw(_js_block(indent, 3))))
+        for _ in range(draw(st.integers(1, 4))):
+            units.append("\n".join(draw(_js_block(indent, 2))))
         text = _fitting(_declared_once(units), max_length, "let x = 1;\n")
         return with_newlines(text, draw(st.sampled_from(_ENDINGS)))
 

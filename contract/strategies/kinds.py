@@ -47,17 +47,20 @@ ADVERSARIAL_WEIGHT = 1
 _ENDINGS = ("lf", "lf", "lf", "crlf", "cr")
 
 
+@functools.cache
 def _words(low: int = 1, high: int = 4) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(WORDS), min_size=low, max_size=high).map(" ".join)
 
 
+@functools.cache
 def _paragraphs() -> st.SearchStrategy[str]:
     return st.lists(sentences(), min_size=1, max_size=4).map(" ".join)
 
 
 def _joined(parts: list[str], max_length: int, sep: str = "\n\n") -> str:
     """Whole parts while they fit in ``max_length`` (the first one cut if it alone does not)."""
-    out, size = [], 0
+    out: list[str] = []
+    size = 0
     for part in parts:
         if out and size + len(sep) + len(part) > max_length:
             break
@@ -82,12 +85,14 @@ _INLINE = (
 )
 
 
+@functools.cache
 def _md_paragraph() -> st.SearchStrategy[str]:
     return st.builds(
         lambda text, inline: f"{text} {inline}.", _paragraphs(), st.sampled_from(_INLINE)
     )
 
 
+@functools.cache
 def _md_heading() -> st.SearchStrategy[str]:
     return st.builds(
         lambda level, title, closing: "#" * level + " " + title + closing,
@@ -97,6 +102,7 @@ def _md_heading() -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def _md_list() -> st.SearchStrategy[str]:
     item = st.builds(
         lambda marker, depth, text: "  " * depth + marker + " " + text,
@@ -109,6 +115,7 @@ def _md_list() -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def _md_fence() -> st.SearchStrategy[str]:
     code = st.sampled_from(
         (
@@ -127,6 +134,7 @@ def _md_fence() -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def _md_table() -> st.SearchStrategy[str]:
     row = st.lists(_words(1, 2), min_size=2, max_size=2).map(lambda c: f"| {c[0]} | {c[1]} |")
     return st.builds(
@@ -136,6 +144,7 @@ def _md_table() -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def _md_block() -> st.SearchStrategy[str]:
     setext = st.builds(
         lambda t, c: t + "\n" + c * max(3, len(t) // 2), _words(1, 4), st.sampled_from("=-")
@@ -196,6 +205,7 @@ _ATTRIBUTES = (
 )
 
 
+@functools.cache
 def _html_text() -> st.SearchStrategy[str]:
     piece = st.one_of(
         _words(1, 5),
@@ -214,6 +224,7 @@ def _html_text() -> st.SearchStrategy[str]:
     return st.lists(piece, min_size=1, max_size=6).map(" ".join)
 
 
+@functools.cache
 def _html_leaf() -> st.SearchStrategy[str]:
     tags = st.sampled_from(("p", "p", "span", "li", "td", "h1", "h2", "h3", "h4", "h5", "h6"))
     fixed = st.sampled_from(
@@ -238,7 +249,7 @@ def _html_node(draw: st.DrawFn, depth: int) -> str:
         return draw(_html_leaf())
     tag = draw(st.sampled_from(("div", "section", "article", "ul", "blockquote", "nav")))
     inner = "li" if tag == "ul" else None
-    children = draw(st.lists(_html_node(depth - 1), min_size=1, max_size=4))
+    children = draw(st.lists(_html_node(depth - 1), min_size=1, max_size=3))
     if inner:
         children = [f"<li>{child}</li>" for child in children]
     attributes = draw(st.sampled_from(_ATTRIBUTES))
@@ -255,7 +266,7 @@ def html_documents(*, max_length: int = 2000) -> st.SearchStrategy[str]:
 def _html(max_length: int) -> st.SearchStrategy[str]:
     @st.composite
     def build(draw: st.DrawFn) -> str:
-        nodes = draw(st.lists(_html_node(3), min_size=1, max_size=5))
+        nodes = draw(st.lists(_html_node(2), min_size=1, max_size=4))
         body = _joined(nodes, max_length, "\n")
         if draw(st.booleans()):
             title = draw(_words(1, 3))
@@ -298,6 +309,7 @@ _TEX_ENVIRONMENTS = (
 )
 
 
+@functools.cache
 def _tex_paragraph() -> st.SearchStrategy[str]:
     return st.builds(
         lambda text, inline: f"{text} {inline}", _paragraphs(), st.sampled_from(_TEX_INLINE)
