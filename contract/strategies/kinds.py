@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: Parts of a declared kind's own documents in the run's mixture ...
-KIND_WEIGHT = 4
+KIND_WEIGHT = 6
 #: ... against parts of the default adversarial mixture (any_documents).
 ADVERSARIAL_WEIGHT = 1
 

@@ -26,7 +26,7 @@ EXAMPLES = 100
 MARKDOWN = re.compile(
     r"^ {0,3}(#{1,6}([ \t]|$)|[-*+] |\d+[.)] |```|~~~|\|.*\||>|(=+|-+)[ \t]*$)|\]\(", re.M
 )
-HTML = re.compile(r"<(h[1-6]|p|div|ul|li|span|section|table|!--|!DOCTYPE)\b", re.I)
+HTML = re.compile(r"<[a-zA-Z][a-zA-Z0-9]*[\s/>]|<!--")  # an element's tag, or a comment
 LATEX = re.compile(r"\\(section|subsection|begin|chapter|paragraph|subsubsection)\b")
 
 
