@@ -183,3 +183,16 @@ def test_the_reports_name_the_declared_kind() -> None:
     plain = RunResult("t", "text", 1, 0, rows)
     assert "(text)" in render(plain).splitlines()[0]
     assert report_json(plain)["documents"] == "text"
+
+
+def test_an_unknown_kind_exits_2_with_one_line(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from contract.cli import main
+
+    path = tmp_path / "plugin.py"
+    path.write_text("def split(d, *, max_size, overlap):\n    return [d]\n\n"
+                    "split.documents = 'yaml'\n")
+    assert main(["run", f"{path}:split", "-q"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "documents = 'yaml'" in err[0] and "'code:python'" in err[0]
