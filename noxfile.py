@@ -45,7 +45,7 @@ def tests(session: nox.Session) -> None:
 def slow(session: nox.Session) -> None:
     """The slow tests with every extra they need: adapters (peers), fuzzing (fuzz, atheris),
     mutation (mutmut), the Redis database, scaling probes, parallel and long runs."""
-    session.install("-e", ".[dev,fuzz,mutation,redis]", *PEERS)
+    session.install("-e", ".[dev,fuzz,mutation,redis,tokenizers]", *PEERS)
     session.env.update(OFFLINE)
     session.run("pytest", "-m", "slow", *PROGRESS, *session.posargs)
 

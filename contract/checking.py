@@ -145,6 +145,7 @@ def _result(
         count,
         results,
         settings=RunSettings(timeout=timeout, memory_mb=memory_mb),
+        documents=plugin.declarations.documents,
     )
 
 

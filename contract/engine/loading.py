@@ -94,6 +94,8 @@ def hello_of(plugin: Plugin) -> dict[str, Any]:
         "newlines": decl.newlines,
         "promises": sorted(str(p) for p in decl.promises),
         "has_count_tokens": bool(decl.has_count_tokens),
+        "documents": decl.documents,
+        "token_counting": decl.token_counting,
         "location": _location(plugin.split),
     }
 
@@ -130,15 +132,24 @@ def checked_hello(label: str, value: Any) -> Hello:
         raise TargetError(f"{label}: the worker sent malformed declarations {_brief(value)}")
     if type(promises) is not list or not all(type(p) is str for p in promises):
         raise TargetError(f"{label}: the worker sent malformed promises {_brief(promises)}")
+    extra = _optional_declarations(label, value)
     try:
         declarations = Declarations(
             kind=kind, unit=unit, newlines=newlines, promises=frozenset(promises),
-            has_count_tokens=counts,
+            has_count_tokens=counts, **extra,
         )
     except ValueError as exc:
         raise TargetError(f"{label}: {exc}") from None
     name = value.get("name")
     return Hello(name if type(name) is str else label, declarations, _checked_location(value))
+
+
+def _optional_declarations(label: str, value: dict[str, Any]) -> dict[str, str]:
+    """The hello's ``documents`` and ``token_counting`` (strings, when sent)."""
+    extra: dict[str, str] = {k: value[k] for k in ("documents", "token_counting") if k in value}
+    if not all(type(x) is str for x in extra.values()):
+        raise TargetError(f"{label}: the worker sent malformed declarations {_brief(value)}")
+    return extra
 
 
 def _checked_location(value: dict[str, Any]) -> tuple[str, int] | None:

@@ -17,6 +17,7 @@ request                                    reply
 ``["cpu-family", family, size, max, ov]``  the same, on a scaling family built in the worker
 load / handshake (the worker's first word)  ``{"name", "kind", "unit", "newlines",
                                            "promises": [...], "has_count_tokens",
+                                           "documents", "token_counting",
                                            "location": [file, line] | null}``
 =========================================  ==================================================
 

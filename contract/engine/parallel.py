@@ -293,6 +293,8 @@ def merge(
         examples_asked=asked,
         stopped_early=_stop_reason(results),
         coverage=next((r.coverage for r in results if r.coverage is not None), None),
+        documents=first.documents,
+        health=list({f: None for r in results for f in r.health}),
     )
 
 

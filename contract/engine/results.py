@@ -16,6 +16,7 @@ from contract.spec.model import Config
 
 if TYPE_CHECKING:
     from contract.diagnosis import Diagnosis
+    from contract.engine.health import Finding
     from contract.generation.strategies.coverage import Coverage
 
 __all__ = ["Counterexample", "InvariantResult", "RunResult", "RunSettings", "replace_settings"]
@@ -126,6 +127,10 @@ class RunResult:
     interrupted_reason: str = ""
     #: What the covering schedule covered (None: no schedule played, e.g. ``--no-schedule``).
     coverage: Coverage | None = None
+    #: The documents the plugin declared it is meant for (``documents``, "text" by default).
+    documents: str = "text"
+    #: Health-check findings (contract.engine.health): warnings and notes, never a failure.
+    health: list[Finding] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
 from contract.diagnosis import Diagnosis, Probe, diagnose
-from contract.engine import crossrun, database, reaper, reproducers, scaling
+from contract.engine import crossrun, database, health, reaper, reproducers, scaling
 from contract.engine.events import (
     Event,
     Finished,
@@ -30,6 +30,7 @@ from contract.engine.events import (
     Shrinking,
     Started,
 )
+from contract.engine.health import Finding
 from contract.engine.loading import load
 from contract.engine.minimize import minimize
 from contract.engine.outofprocess import is_out_of_process
@@ -40,12 +41,13 @@ from contract.engine.results import (
     RunSettings,
     replace_settings,
 )
-from contract.engine.session import Observation, Session
+from contract.engine.session import Observation, PluginFailure, Session
 from contract.engine.targets import Plugin
 from contract.generation import strategies
 from contract.generation.corpus import corpus_for
+from contract.generation.strategies.kinds import documents_for
 from contract.generation.strategies.schedule import Coverage, Schedule, schedule_for
-from contract.spec.model import Config, Violation
+from contract.spec.model import Chunk, Config, Violation
 from contract.spec.registry import registry, select
 
 # ----------------------------------------------------------------------------- the run
@@ -66,6 +68,7 @@ def run(
     shared = database.open_database(config.example_database) if config.example_database else None
     explored = _Explored()
     findings: dict[str, Counterexample] = {}
+    noticed: list[Finding] = []
     stop = ""
     with Session(
         plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen
@@ -84,6 +87,7 @@ def run(
             plan = schedule_for(plugin.kind) if config.schedule else None
             _explore(session, strategy, config, the_seed, emit, known, explored, plan)
             _measure(plugin, session, config, active, explored, emit)
+            noticed = _health(plugin, session, explored)
             for rule in list(explored.first):
                 if rule not in explored.unshrunk:
                     findings[rule] = _shrink(
@@ -114,6 +118,8 @@ def run(
         interrupted=bool(stop),
         interrupted_reason=stop,
         coverage=explored.coverage,
+        documents=plugin.declarations.documents,
+        health=noticed,
     )
     emit(Finished(result))
     return result
@@ -134,6 +140,24 @@ def _measure(
     if rerun and "deterministic" in active and "deterministic" not in explored.first:
         emit(RunPhase("fresh-interpreter rerun"))
         _fresh_interpreter(plugin, session, explored)
+
+
+def _health(plugin: Plugin, session: Session, explored: _Explored) -> list[Finding]:
+    """The health checks (contract.engine.health) on the run's clean calls, else on probe calls."""
+    if plugin.declarations.unit != "tokens" or plugin.kind != "text":
+        return []
+    calls = [(s.document, s.records or []) for s in explored.samples]
+    try:
+        if not calls:
+            calls = [(doc, _records(session.call(doc, Config(max_size=m, overlap=o))))
+                     for doc in health.PROBE_DOCUMENTS for m, o in health.PROBE_CONFIGS]
+        return health.run_health_checks(plugin.declarations, session.measure, calls)
+    except PluginFailure:
+        return []  # a split or count_tokens that fails is the invariants' business
+
+
+def _records(chunks: Sequence[Chunk]) -> list[dict[str, Any]]:
+    return [{"text": c.text, "start": c.start, "end": c.end} for c in chunks]
 
 
 def _origins(
@@ -165,7 +189,12 @@ def cases_for(plugin: Plugin, config: RunSettings) -> st.SearchStrategy[tuple[An
         from contract.generation.strategies.workbooks import workbook_cases
 
         return workbook_cases(max_length=config.max_length, degenerate=True)
-    return strategies.cases(kind=plugin.kind, max_length=config.max_length, degenerate=True)
+    declared = plugin.declarations.documents
+    limit = config.max_length
+    documents = None if declared == "text" else documents_for(declared, max_length=limit)
+    return strategies.cases(
+        kind=plugin.kind, max_length=config.max_length, degenerate=True, documents=documents
+    )
 
 
 def _hypothesis_settings(config: RunSettings, phases: tuple[Phase, ...]) -> settings:

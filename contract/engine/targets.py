@@ -202,7 +202,8 @@ def _counter(obj: Any) -> Callable[[str], int] | None:
 
 
 def declarations(obj: Any, name: str) -> Declarations:
-    """Read and validate ``kind``, ``unit``, ``newlines``, ``promises`` from ``obj``."""
+    """Read and validate ``kind``, ``unit``, ``newlines``, ``promises``, ``documents`` and
+    ``token_counting`` from ``obj``."""
     promises = getattr(obj, "promises", ()) or ()
     if isinstance(promises, str) or not isinstance(promises, Iterable):
         raise TargetError(
@@ -215,6 +216,8 @@ def declarations(obj: Any, name: str) -> Declarations:
             newlines=getattr(obj, "newlines", "preserve"),
             promises=frozenset(promises),
             has_count_tokens=_counter(obj) is not None,
+            documents=getattr(obj, "documents", "text"),
+            token_counting=getattr(obj, "token_counting", "exact"),
         )
     except ValueError as exc:
         raise TargetError(f"{name}: {exc}") from None

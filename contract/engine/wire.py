@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from contract.spec.model import (
+    DOCUMENT_KINDS,
     KINDS,
     NEWLINES,
+    TOKEN_COUNTING,
     UNITS,
     ChunkTypeError,
     Declarations,
@@ -48,6 +50,8 @@ class Handshake:
     newlines: str = "preserve"
     promises: frozenset[str] = frozenset()
     offsets: str = "codepoints"
+    documents: str = "text"
+    token_counting: str = "exact"
 
     def declarations(self) -> Declarations:
         """The declarations the invariants see (token counts answered by the child)."""
@@ -57,6 +61,8 @@ class Handshake:
             newlines=self.newlines,
             promises=self.promises,
             has_count_tokens=self.unit == "tokens",
+            documents=self.documents,
+            token_counting=self.token_counting,
         )
 
 
@@ -75,9 +81,16 @@ def parse_handshake(line: bytes) -> Handshake:
             ("unit", UNITS, "chars"),
             ("newlines", NEWLINES, "preserve"),
             ("offsets", OFFSETS, "codepoints"),
+            ("documents", DOCUMENT_KINDS, "text"),
+            ("token_counting", TOKEN_COUNTING, "exact"),
         )
     }
-    return Handshake(promises=_promises(message.get("promises", [])), **fields)
+    found = Handshake(promises=_promises(message.get("promises", [])), **fields)
+    try:
+        found.declarations()  # e.g. documents on a workbook plugin
+    except ValueError as exc:
+        raise HandshakeError(str(exc)) from None
+    return found
 
 
 def _check_version(version: Any, present: bool) -> None:

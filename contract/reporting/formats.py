@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+from contract.engine import reproducers
 from contract.engine.events import Event, Finished
 from contract.engine.results import RunResult
+from contract.reporting.matrix import short_name
 
 #: How several targets meet: one file for all of them, or one file per target.
 MERGED, PER_TARGET = "one file", "per target"
@@ -106,8 +108,6 @@ class ReportFormat:
 
     def validate(self, value: str, command: str) -> None:
         """Check the flag's path before anything runs: a usage error (exit 2) if unusable."""
-        from contract.engine import reproducers
-
         what = f"--{self.name}" if command != "pytest" else f"--chunk-contract-{self.name}"
         if self.is_folder(command):
             reproducers.output_folder(value, what=what)
@@ -277,6 +277,4 @@ class PerTargetFile:
 
 def target_name(target: str) -> str:
     """A target as a file name part: ``.../header.py:split_x`` -> ``header-split-x``."""
-    from contract.reporting.matrix import short_name
-
     return "".join(c if c.isalnum() else "-" for c in short_name(target))

@@ -49,6 +49,8 @@ def report_json(result: RunResult) -> dict[str, Any]:
         "target": result.target,
         "passed": result.passed,
         "kind": result.kind,
+        "documents": result.documents,
+        "health": [found.as_dict() for found in result.health],
         "seed": result.seed,
         "examples": result.examples,
         "examples_asked": result.examples_asked,

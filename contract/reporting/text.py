@@ -31,7 +31,7 @@ _MAX_MESSAGES = 5
 _MAX_CHUNKS = 4
 
 #: SGR codes of the few styles the report uses.
-_SGR = {"green": "32", "red": "31", "dim": "2", "bold": "1"}
+_SGR = {"green": "32", "red": "31", "yellow": "33", "dim": "2", "bold": "1"}
 
 
 def colour_wanted(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
@@ -161,8 +161,18 @@ def render(result: RunResult, *, quiet: bool = False, style: Style = PLAIN) -> s
     for item in result.violated:
         heading = style(f"____ {item.id} · {result.target} ____", "red", "bold")
         out += ["", heading, render_violation(result, item)]
+    out += _health(result, style)
     out += ["", *_coverage(result), _verdict(result, style)]
     return "\n".join(out)
+
+
+def _health(result: RunResult, style: Style) -> list[str]:
+    """The health findings (contract.engine.health): what, why, how to fix; never a failure."""
+    lines = []
+    for found in result.health:
+        first, *rest = found.lines()
+        lines += ["", style(first, "yellow" if found.severity == "warning" else "dim"), *rest]
+    return lines
 
 
 def _rows(result: RunResult, style: Style, *, only_violated: bool = False) -> list[str]:
@@ -193,11 +203,17 @@ def _coverage(result: RunResult) -> list[str]:
 def _header(result: RunResult) -> str:
     checked = sum(r.status != "skipped" for r in result.results)
     return (
-        f"chunk-contract · {result.target} ({result.kind}) · seed {result.seed} · "
+        f"chunk-contract · {result.target} ({_kinds(result)}) · seed {result.seed} · "
         f"spec {SPEC_VERSION}\n"
         f"{plural(result.examples, 'example')} · {plural(checked, 'invariant')} checked · "
         f"{result.elapsed:.1f} s"
     )
+
+
+def _kinds(result: RunResult) -> str:
+    """The plugin's kind, and the documents it declared when not plain text."""
+    documents = result.documents
+    return result.kind if documents == "text" else f"{result.kind}, documents {documents}"
 
 
 def _verdict(result: RunResult, style: Style) -> str:

@@ -19,6 +19,12 @@ from typing import Any, cast
 KINDS = ("text", "workbook")
 UNITS = ("chars", "bytes", "tokens")
 NEWLINES = ("preserve", "lf")
+#: How exactly ``count_tokens`` counts (README, "Token units"): ``exact`` is additive over
+#: the concatenation of adjacent pieces of a chunk, ``approximate`` may be off by a little.
+TOKEN_COUNTING = ("exact", "approximate")
+#: The documents a text plugin may declare it is meant for (the ``documents`` extension of
+#: SPEC §3); contract.generation.strategies.kinds has a generator for each.
+DOCUMENT_KINDS = ("text", "markdown", "code:python", "code:javascript", "html", "latex")
 
 #: Chunk keys of SPEC §4, in report order.
 CHUNK_FIELDS = (
@@ -76,17 +82,38 @@ class Declarations:
     newlines: str = "preserve"
     promises: frozenset[str] = frozenset()
     has_count_tokens: bool = False
+    #: What documents the plugin is meant for: the generators weight that kind heavily.
+    documents: str = "text"
+    #: ``"exact"`` (count_tokens is additive, the default) or ``"approximate"``.
+    token_counting: str = "exact"
 
     def __post_init__(self) -> None:
         for name, value, allowed in (
             ("kind", self.kind, KINDS),
             ("unit", self.unit, UNITS),
             ("newlines", self.newlines, NEWLINES),
+            ("token_counting", self.token_counting, TOKEN_COUNTING),
         ):
             if value not in allowed:
                 raise ValueError(f"{name} = {value!r}; expected one of {', '.join(allowed)}")
         if self.unit == "tokens" and not self.has_count_tokens:
             raise ValueError('unit = "tokens" needs a count_tokens(str) -> int callable')
+        _check_documents(self.kind, self.documents)
+
+
+def _check_documents(kind: str, documents: object) -> None:
+    """A ``documents`` the contract can generate, and only on a text plugin."""
+    if documents not in DOCUMENT_KINDS:
+        raise ValueError(
+            f"documents = {documents!r} is not a kind of document chunk-contract can "
+            f"generate; declare one of {', '.join(map(repr, DOCUMENT_KINDS))} (or leave it "
+            f"out for plain text)"
+        )
+    if kind == "workbook" and documents != "text":
+        raise ValueError(
+            f"documents = {documents!r} applies to text plugins only; a kind = \"workbook\" "
+            f"plugin gets workbooks: drop the documents declaration"
+        )
 
 
 @dataclass(frozen=True)
