@@ -371,18 +371,28 @@ def render(
 
 
 def _budget_line(evidence: Mapping[str, Any]) -> str:
-    """How the runs were made, from the evidence (one line per distinct budget)."""
+    """How the runs were made, from the evidence (one phrase per distinct budget)."""
     budgets = sorted(
         {
-            (len(e["runs"]), e["max_examples"], e["timeout"], e.get("explore_seconds"))
+            (
+                len(e["runs"]),
+                e["max_examples"],
+                e["timeout"],
+                e.get("explore_seconds"),
+                e.get("explore_more_seconds"),
+                e.get("shrink_seconds"),
+            )
             for e in evidence.values()
             if e.get("runs")
-        }
+        },
+        key=str,
     )
     parts = [
-        f"{seeds} seed(s) x {examples} generated examples (after the seed corpus and the "
-        f"covering schedule), per-call limit {timeout:g} s, exploration budget {explore:g} s"
-        for seeds, examples, timeout, explore in budgets
+        f"{seeds} seed(s) x {examples} generated examples, the first seed after the seed "
+        f"corpus and the covering schedule; per-call limit {timeout:g} s; exploration budget "
+        f"{first:g} s for the first seed and {more:g} s for each other; shrink budget "
+        f"{shrink:g} s per violation"
+        for seeds, examples, timeout, first, more, shrink in budgets
     ]
     return "; ".join(parts) or "no run"
 
@@ -411,8 +421,9 @@ def _header(adapters: list[AdapterInfo], evidence: Mapping[str, Any]) -> list[st
         "",
         "## How it was made",
         "",
-        f"Runs: {_budget_line(evidence)}; seeds {', '.join(map(str, seeds)) or '—'}. A violation "
-        "on any seed counts. Python "
+        f"Runs: {_budget_line(evidence)}. Seeds {', '.join(map(str, seeds)) or '—'}; a "
+        "violation on any seed counts. The corpus, the schedule and the `scales_linearly` probe "
+        "do not depend on the seed, so only the first seed plays them. Python "
         f"{env.get('python', '?')}, chunk-contract {env.get('chunk-contract', '?')}, "
         f"Hypothesis {env.get('hypothesis', '?')}. Each run is `chunk-contract run ADAPTER "
         "--seed S` with the budget above and without diagnoses; the per-call limit is above the "
@@ -462,6 +473,8 @@ def _matrix(
         "(deliberate in the code, not documented), **disputed** (the contract's rule is arguable",
         "here; see the notes at the end). **✗ ?**: not reviewed, or not what the review saw.",
         "**·**: not applicable (opt-in and not promised, or a field the library never reports).",
+        "A seed whose exploration budget ran out checked fewer examples than it asked for; the",
+        "counts are those actually checked (each adapter's section lists them per seed).",
         "",
         "| adapter | " + " | ".join(f"`{r}`" for r in ids) + " |",
         "|---|" + "---|" * len(ids),
@@ -508,6 +521,7 @@ def _section(
         out += [f"Note: {notes.adapters[info.name]}", ""]
     if evidence.get("not_run"):
         out += [f"Not run on every seed: {evidence['not_run']}", ""]
+    out += _examples_line(evidence)
     stale = [
         r
         for r in ids
@@ -521,6 +535,19 @@ def _section(
     for rule in violated:
         out += _violation_section(rule, evidence, cells[(info.name, rule)])
     return out
+
+
+def _examples_line(evidence: Mapping[str, Any]) -> list[str]:
+    """Examples run per seed, and why a seed stopped before the examples asked."""
+    runs = evidence.get("runs", [])
+    if not runs:
+        return []
+    each = ", ".join(
+        f"seed {r['seed']}: {r['examples']} of {r['examples_asked']}"
+        + (f" ({r['stopped_early']})" if r.get("stopped_early") else "")
+        for r in runs
+    )
+    return [f"Examples run: {each}.", ""]
 
 
 def _violation_section(rule: str, evidence: Mapping[str, Any], cell: Cell) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from contract.adapters import conformance, findings
+from contract.adapters import BY_NAME, conformance, findings
 from contract.adapters.conformance import Budget, cell_text, review, seed_evidence
 from contract.adapters.findings import Finding, Notes
 
@@ -63,15 +63,7 @@ def evidence(*reports: dict[str, Any]) -> dict[str, Any]:
     """One adapter's evidence over one seed per report."""
     budget = Budget(100, 5.0)
     runs = [seed_evidence("semchunk", k + 1, budget, r) for k, r in enumerate(reports)]
-    return {
-        "library": "semchunk",
-        "version": "4.1.1",
-        "environment": {},
-        "max_examples": 100,
-        "timeout": 5.0,
-        "explore_seconds": 90.0,
-        "runs": runs,
-    }
+    return conformance.adapter_evidence(BY_NAME["semchunk"], runs, budget)
 
 
 WHITESPACE = "chunk[1] [1:2) is whitespace-only ' '"
