@@ -105,16 +105,21 @@ def run_one(name: str, seed: int, budget: Budget, *, first: bool = True) -> dict
             probe=first,
         )
         report = report_json(run(plugin, settings))
-    return seed_evidence(name, seed, budget, report)
+    return seed_evidence(name, seed, budget, report, first=first)
 
 
 def seed_evidence(
-    name: str, seed: int, budget: Budget, report: Mapping[str, Any]
+    name: str, seed: int, budget: Budget, report: Mapping[str, Any], *, first: bool = True
 ) -> dict[str, Any]:
     """The evidence kept of one run, from its JSON report (SPEC §7)."""
     items = [i for i in report["invariants"] if i["id"] not in _WORKBOOK_ONLY]
     return {
         "seed": seed,
+        "first": first,
+        "max_examples": budget.max_examples,
+        "timeout": budget.timeout,
+        "explore_seconds": budget.explore_seconds if first else budget.explore_more_seconds,
+        "shrink_seconds": budget.shrink_seconds,
         "examples": report["examples"],
         "examples_asked": report["examples_asked"],
         "stopped_early": report.get("stopped_early"),
@@ -172,32 +177,34 @@ def environment() -> dict[str, Any]:
 
 
 def run_adapters(
-    names: Sequence[str],
-    seeds: Sequence[int],
+    plan: Mapping[str, Sequence[int]],
     budget: Budget,
     *,
     jobs: int,
     on_run: Callable[[str, dict[str, Any]], None] = lambda name, evidence: None,
+    kept: Mapping[str, list[dict[str, Any]]] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Run every (adapter, seed) pair, ``jobs`` at a time; the evidence per adapter.
+    """Run each adapter of ``plan`` on its seeds, ``jobs`` runs at a time; the evidence.
 
-    The first seed of every adapter runs first, then the second, and so on; ``on_run`` is
+    Every adapter's first seed runs first, then every second seed, and so on; ``on_run`` is
     called with an adapter's evidence after each of its runs, so that an interrupted run keeps
-    every seed it finished.
+    every seed it finished. With ``kept`` (the runs an adapter already has), the new runs are
+    added to them and none of them replays the seed-independent part (corpus, schedule, probe).
     """
-    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    runs = {name: list((kept or {}).get(name, [])) for name in plan}
+    order = [(n, k) for k in range(max(map(len, plan.values()), default=0)) for n in plan]
     out: dict[str, dict[str, Any]] = {}
     started = time.monotonic()
     with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {
-            pool.submit(run_one, n, s, budget, first=s == seeds[0]): (n, s)
-            for s in seeds
-            for n in names
+            pool.submit(run_one, n, plan[n][k], budget, first=kept is None and k == 0): n
+            for n, k in order
+            if k < len(plan[n])
         }
-        for future, (name, seed) in futures.items():
+        for future, name in futures.items():
             result = future.result()
             runs[name].append(result)
-            print(f"  {name:<28} seed {seed}: {_progress(result)}", flush=True)
+            print(f"  {name:<28} seed {result['seed']}: {_progress(result)}", flush=True)
             out[name] = adapter_evidence(BY_NAME[name], runs[name], budget)
             on_run(name, out[name])
     print(f"ran {len(futures)} run(s) in {time.monotonic() - started:.0f} s", flush=True)
@@ -370,31 +377,29 @@ def render(
     return "\n".join(lines).rstrip() + "\n", problems_of(cells)
 
 
+def _values(runs: Iterable[Mapping[str, Any]], key: str) -> str:
+    """The distinct values of ``key`` over ``runs``, for the page ("5", "30/60", "?")."""
+    found = sorted({r[key] for r in runs if r.get(key) is not None})
+    return "/".join(f"{v:g}" if isinstance(v, float) else str(v) for v in found) or "?"
+
+
 def _budget_line(evidence: Mapping[str, Any]) -> str:
-    """How the runs were made, from the evidence (one phrase per distinct budget)."""
-    budgets = sorted(
-        {
-            (
-                len(e["runs"]),
-                e["max_examples"],
-                e["timeout"],
-                e.get("explore_seconds"),
-                e.get("explore_more_seconds"),
-                e.get("shrink_seconds"),
-            )
-            for e in evidence.values()
-            if e.get("runs")
-        },
-        key=str,
+    """How the runs were made, from the runs themselves (their budgets may differ)."""
+    runs = [r for e in evidence.values() for r in e.get("runs", [])]
+    if not runs:
+        return "no run"
+    counts = sorted({len(e["runs"]) for e in evidence.values() if e.get("runs")})
+    seeds = "/".join(map(str, counts))
+    first = [r for r in runs if r.get("first", True)]
+    more = [r for r in runs if not r.get("first", True)]
+    return (
+        f"every adapter on {seeds} seed(s), {_values(runs, 'max_examples')} generated examples "
+        "asked per seed, the first seed after the seed corpus and the covering schedule; "
+        f"per-call limit {_values(runs, 'timeout')} s; exploration budget "
+        f"{_values(first, 'explore_seconds')} s for the first seed and "
+        f"{_values(more, 'explore_seconds')} s for each other; shrink budget "
+        f"{_values(runs, 'shrink_seconds')} s per violation"
     )
-    parts = [
-        f"{seeds} seed(s) x {examples} generated examples, the first seed after the seed "
-        f"corpus and the covering schedule; per-call limit {timeout:g} s; exploration budget "
-        f"{first:g} s for the first seed and {more:g} s for each other; shrink budget "
-        f"{shrink:g} s per violation"
-        for seeds, examples, timeout, first, more, shrink in budgets
-    ]
-    return "; ".join(parts) or "no run"
 
 
 def _header(adapters: list[AdapterInfo], evidence: Mapping[str, Any]) -> list[str]:
@@ -621,6 +626,28 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help="seeds per adapter")
     parser.add_argument(
+        "--add-seeds",
+        type=int,
+        default=0,
+        metavar="N",
+        help="keep each adapter's runs and add N more seeds (after the ones it has)",
+    )
+    parser.add_argument(
+        "--explore-seconds",
+        type=float,
+        default=EXPLORE_SECONDS,
+        help="exploration budget of the first seed (corpus, schedule, examples)",
+    )
+    parser.add_argument(
+        "--explore-more-seconds",
+        type=float,
+        default=EXPLORE_MORE_SECONDS,
+        help="exploration budget of every further seed",
+    )
+    parser.add_argument(
+        "--shrink-seconds", type=float, default=SHRINK_SECONDS, help="shrink budget per violation"
+    )
+    parser.add_argument(
         "--max-examples", type=int, default=DEFAULT_EXAMPLES, help="generated examples per run"
     )
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="per-call limit")
@@ -636,6 +663,21 @@ def _parser() -> argparse.ArgumentParser:
         "--strict", action="store_true", help="exit 1 if the evidence and the findings disagree"
     )
     return parser
+
+
+def _plan(
+    names: Sequence[str], count: int, kept: Mapping[str, list[dict[str, Any]]] | None
+) -> dict[str, list[int]]:
+    """The seeds each adapter runs: FIRST_SEED on, or after the seeds it already has."""
+    plan = {}
+    for name in names:
+        start = max((int(r["seed"]) for r in (kept or {}).get(name, [])), default=FIRST_SEED - 1)
+        plan[name] = (
+            [start + 1 + k for k in range(count)]
+            if kept is not None
+            else [FIRST_SEED + k for k in range(count)]
+        )
+    return plan
 
 
 def _chosen(parser: argparse.ArgumentParser, only: Iterable[str]) -> list[str]:
@@ -658,14 +700,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not names:
             print("no adapter can run here: pip install 'chunk-contract[peers]'", file=sys.stderr)
             return 2
-        seeds = [FIRST_SEED + k for k in range(args.seeds)]
-        budget = Budget(args.max_examples, args.timeout)
+        budget = Budget(
+            args.max_examples,
+            args.timeout,
+            explore_seconds=args.explore_seconds,
+            explore_more_seconds=args.explore_more_seconds,
+            shrink_seconds=args.shrink_seconds,
+        )
+        kept = {n: evidence.get(n, {}).get("runs", []) for n in names} if args.add_seeds else None
+        plan = _plan(names, args.add_seeds or args.seeds, kept)
 
         def keep(name: str, found: dict[str, Any]) -> None:
             evidence[name] = found
             save_evidence(args.evidence, evidence)
 
-        run_adapters(names, seeds, budget, jobs=args.jobs, on_run=keep)
+        run_adapters(plan, budget, jobs=args.jobs, on_run=keep, kept=kept)
         print(f"wrote {args.evidence}")
     page, problems = render(evidence, findings.load(), findings.notes())
     args.doc.parent.mkdir(parents=True, exist_ok=True)

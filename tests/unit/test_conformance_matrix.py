@@ -62,7 +62,9 @@ def report(violations: dict[str, str], *, passed: tuple[str, ...] = ("ordered",)
 def evidence(*reports: dict[str, Any]) -> dict[str, Any]:
     """One adapter's evidence over one seed per report."""
     budget = Budget(100, 5.0)
-    runs = [seed_evidence("semchunk", k + 1, budget, r) for k, r in enumerate(reports)]
+    runs = [
+        seed_evidence("semchunk", k + 1, budget, r, first=k == 0) for k, r in enumerate(reports)
+    ]
     return conformance.adapter_evidence(BY_NAME["semchunk"], runs, budget)
 
 
@@ -128,9 +130,9 @@ def test_only_reruns_the_named_adapters_and_keeps_the_others(
     fresh = evidence(report({}), report({}))
 
     def fake_run(
-        names: list[str], seeds: list[int], budget: Budget, *, jobs: int, on_run: Any
+        plan: dict[str, list[int]], budget: Budget, *, jobs: int, on_run: Any, kept: Any
     ) -> dict[str, Any]:
-        assert names == ["text-splitter"] and seeds == [1, 2] and budget.max_examples == 7
+        assert plan == {"text-splitter": [1, 2]} and budget.max_examples == 7 and kept is None
         on_run("text-splitter", fresh)
         return {"text-splitter": fresh}
 
@@ -150,6 +152,83 @@ def test_only_reruns_the_named_adapters_and_keeps_the_others(
     assert conformance.main(argv) == 0
     kept = conformance.load_evidence(path)
     assert kept["semchunk"] == old and len(kept["text-splitter"]["runs"]) == 2
+
+
+def test_add_seeds_keeps_the_runs_and_numbers_the_new_seeds_after_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "evidence.json"
+    conformance.save_evidence(path, {"semchunk": evidence(report({}), report({}))})
+    seen: dict[str, Any] = {}
+
+    def fake_run(
+        plan: dict[str, list[int]], budget: Budget, *, jobs: int, on_run: Any, kept: Any
+    ) -> dict[str, Any]:
+        seen.update(plan=plan, kept=kept, budget=budget)
+        return {}
+
+    monkeypatch.setattr(conformance, "run_adapters", fake_run)
+    argv = [
+        "--only",
+        "semchunk",
+        "--add-seeds",
+        "3",
+        "--explore-more-seconds",
+        "12",
+        "--evidence",
+        str(path),
+        "--doc",
+        str(tmp_path / "page.md"),
+    ]
+    assert conformance.main(argv) == 0
+    assert seen["plan"] == {"semchunk": [3, 4, 5]}
+    assert [r["seed"] for r in seen["kept"]["semchunk"]] == [1, 2]
+    assert seen["budget"].explore_more_seconds == 12
+
+
+def test_only_the_first_seed_of_a_fresh_run_plays_the_seed_independent_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[str, int, bool]] = []
+
+    def fake_one(name: str, seed: int, budget: Budget, *, first: bool) -> dict[str, Any]:
+        calls.append((name, seed, first))
+        return seed_evidence(name, seed, budget, report({}), first=first)
+
+    monkeypatch.setattr(conformance, "run_one", fake_one)
+    monkeypatch.setattr(conformance, "ProcessPoolExecutor", _InlinePool)
+    plan = {"semchunk": [1, 2], "text-splitter": [1, 2]}
+    out = conformance.run_adapters(plan, Budget(5, 5.0), jobs=1)
+    assert calls == [
+        ("semchunk", 1, True),
+        ("text-splitter", 1, True),
+        ("semchunk", 2, False),
+        ("text-splitter", 2, False),
+    ]
+    assert [r["first"] for r in out["semchunk"]["runs"]] == [True, False]
+    calls.clear()
+    conformance.run_adapters({"semchunk": [3]}, Budget(5, 5.0), jobs=1, kept={"semchunk": []})
+    assert calls == [("semchunk", 3, False)]
+
+
+class _InlinePool:
+    """A stand-in for ProcessPoolExecutor that runs each call at once, in this process."""
+
+    def __init__(self, max_workers: int) -> None:
+        self.max_workers = max_workers
+
+    def __enter__(self) -> _InlinePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def submit(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        from concurrent.futures import Future
+
+        future: Future[Any] = Future()
+        future.set_result(fn(*args, **kwargs))
+        return future
 
 
 def test_separated_surrogates_survive_the_evidence_file(tmp_path: Path) -> None:
