@@ -80,8 +80,9 @@ def run_one(name: str, seed: int, budget: Budget, *, first: bool = True) -> dict
     """Run the contract on one adapter with one seed; the evidence of that run.
 
     The seed corpus, the covering schedule and the ``scales_linearly`` probe do not depend on
-    the seed: only the ``first`` run of an adapter plays them; the other seeds add generated
-    examples only.
+    the seed: only the ``first`` run of an adapter plays them, and reruns clean inputs in a
+    fresh interpreter for ``deterministic``; the other seeds add generated examples (checked
+    for ``deterministic`` by a second call in the same worker).
     """
     from contract.plugins import TargetError, load
     from contract.reporting.json_report import report_json
@@ -103,6 +104,7 @@ def run_one(name: str, seed: int, budget: Budget, *, first: bool = True) -> dict
             corpus=first,
             schedule=first,
             probe=first,
+            measure=first,
         )
         report = report_json(run(plugin, settings))
     return seed_evidence(name, seed, budget, report, first=first)
