@@ -39,7 +39,7 @@ from contract.adapters.findings import VERDICTS, Finding, Notes
 DEFAULT_EVIDENCE = Path("docs/conformance-evidence.json")
 DEFAULT_DOC = Path("docs/conformance.md")
 DEFAULT_SEEDS = 5
-DEFAULT_EXAMPLES = 100
+DEFAULT_EXAMPLES = 500
 #: The first seed; seed k of a run is FIRST_SEED + k.
 FIRST_SEED = 1
 #: The per-call limit: above the contract's 2 s default, so that a shared, loaded machine does
@@ -48,7 +48,7 @@ DEFAULT_TIMEOUT = 5.0
 #: The exploration budgets, in seconds (the CLI's default is 45 s): the first seed of an adapter
 #: (corpus, covering schedule, generated examples), and each further seed (generated examples).
 EXPLORE_SECONDS = 90.0
-EXPLORE_MORE_SECONDS = 30.0
+EXPLORE_MORE_SECONDS = 60.0
 #: The shrink budget per violation, in seconds (the CLI's default is 10 s).
 SHRINK_SECONDS = 3.0
 #: How much of a message and of a counterexample document the evidence keeps.
@@ -370,7 +370,7 @@ def render(
     adapters = [a for a in ADAPTERS if a.name in evidence]
     ids = matrix_ids(evidence)
     shown = [r for r in ids if any(cells[(a.name, r)].status != "skipped" for a in adapters)]
-    lines = _header(adapters, evidence)
+    lines = _header(adapters, evidence, notes.run)
     lines += _matrix(adapters, shown, cells, [r for r in ids if r not in shown])
     lines += _summary(adapters, ids, cells)
     for info in adapters:
@@ -404,7 +404,7 @@ def _budget_line(evidence: Mapping[str, Any]) -> str:
     )
 
 
-def _header(adapters: list[AdapterInfo], evidence: Mapping[str, Any]) -> list[str]:
+def _header(adapters: list[AdapterInfo], evidence: Mapping[str, Any], run: str) -> list[str]:
     """The title, how the page was made, and the adapters' records."""
     env: Mapping[str, Any] = next(
         (e["environment"] for e in evidence.values() if e.get("environment")), {}
@@ -438,6 +438,7 @@ def _header(adapters: list[AdapterInfo], evidence: Mapping[str, Any]) -> list[st
         "must not become a `terminates` verdict. Each adapter's section gives the command that "
         "finds each violation again.",
         "",
+        *([run, ""] if run else []),
         *_records(adapters, evidence),
     ]
     missing = [a.name for a in ADAPTERS if a.name not in evidence]

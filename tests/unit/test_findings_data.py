@@ -196,6 +196,11 @@ def test_notes_are_validated(tmp_path: Path) -> None:
     (tmp_path / "notes.toml").write_text('[adapters]\na-nine = "x"\n', encoding="utf-8")
     with pytest.raises(FindingsError, match=r"notes\.toml, \[adapters\]: adapter 'a-nine'"):
         notes(tmp_path, adapters={"a-one"})
+    (tmp_path / "notes.toml").write_text('run = """how"""\n', encoding="utf-8")
+    assert notes(tmp_path, adapters={"a-one"}).run == "how"
+    (tmp_path / "notes.toml").write_text("run = 5\n", encoding="utf-8")
+    with pytest.raises(FindingsError, match=r"notes\.toml, run: must be a string"):
+        notes(tmp_path, adapters={"a-one"})
     (tmp_path / "notes.toml").write_text("extra = 1\n", encoding="utf-8")
     with pytest.raises(FindingsError, match=r"notes\.toml: unknown key\(s\) extra"):
         notes(tmp_path, adapters={"a-one"})

@@ -20,7 +20,8 @@ Each entry was written after reproducing the counterexample by hand and reading 
 source at the pinned version. ``expect`` must match the message of every seed that shows the
 violation (``re.search``, dot matching newlines), and only the reviewed behaviour: a pattern
 that matches the empty string or a one-letter message is refused. ``notes.toml`` holds the notes
-printed under an adapter's section (``[adapters]``) and the notes on the contract (``contract``).
+printed under an adapter's section (``[adapters]``), the notes on the contract (``contract``)
+and how the committed evidence was made (``run``: the budget decisions).
 
 The files are validated when loaded: an unknown key, verdict, cause, invariant id or adapter
 name, a bad or loose regex, a missing citation or a duplicate (adapter, invariant) pair is a
@@ -90,6 +91,8 @@ class Notes:
 
     adapters: Mapping[str, str]
     contract: tuple[str, ...]
+    #: How the committed evidence was made, in the reviewer's words (budget decisions).
+    run: str = ""
 
 
 def load(
@@ -124,7 +127,7 @@ def notes(folder: Path = FOLDER, *, adapters: Collection[str] | None = None) -> 
     """The notes of ``notes.toml``; validated like the findings."""
     known = _Known.of(adapters, ())
     table = _read(folder / NOTES_FILE)
-    _check_keys(table, {"adapters", "contract"}, NOTES_FILE)
+    _check_keys(table, {"adapters", "contract", "run"}, NOTES_FILE)
     by_adapter = table.get("adapters", {})
     _expect_type(by_adapter, dict, f"{NOTES_FILE}, [adapters]")
     for name, text in by_adapter.items():
@@ -134,7 +137,9 @@ def notes(folder: Path = FOLDER, *, adapters: Collection[str] | None = None) -> 
     _expect_type(contract, list, f"{NOTES_FILE}, contract")
     for k, text in enumerate(contract, start=1):
         _expect_type(text, str, f"{NOTES_FILE}, contract note {k}")
-    return Notes(dict(by_adapter), tuple(contract))
+    run = table.get("run", "")
+    _expect_type(run, str, f"{NOTES_FILE}, run")
+    return Notes(dict(by_adapter), tuple(contract), run.strip())
 
 
 @lru_cache(maxsize=1)
