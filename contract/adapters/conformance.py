@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import tempfile
@@ -35,6 +36,7 @@ from typing import Any
 from contract import exactjson
 from contract.adapters import ADAPTERS, BY_NAME, AdapterInfo, library_version
 from contract.adapters.findings import VERDICTS, Finding, Notes
+from contract.plugins import LOAD_TIMEOUT_VAR
 
 DEFAULT_EVIDENCE = Path("docs/conformance-evidence.json")
 DEFAULT_DOC = Path("docs/conformance.md")
@@ -45,6 +47,11 @@ FIRST_SEED = 1
 #: The per-call limit: above the contract's 2 s default, so that a shared, loaded machine does
 #: not turn a slow call into a `terminates` violation (see the page's "How it was made").
 DEFAULT_TIMEOUT = 5.0
+#: How long a worker may take to start (import the library, warm up) on a loaded machine:
+#: ``$CHUNK_CONTRACT_LOAD_TIMEOUT`` for the matrix runs, unless it is set (the default, 10 s,
+#: was exceeded by LlamaIndex's sentence splitter at load average 15, which turned into
+#: `no_crash` violations that said nothing of the library).
+LOAD_TIMEOUT = "60"
 #: The exploration budgets, in seconds (the CLI's default is 45 s): the first seed of an adapter
 #: (corpus, covering schedule, generated examples), and each further seed (generated examples).
 EXPLORE_SECONDS = 90.0
@@ -435,7 +442,8 @@ def _header(adapters: list[AdapterInfo], evidence: Mapping[str, Any], run: str) 
         f"Hypothesis {env.get('hypothesis', '?')}. Each run is `chunk-contract run ADAPTER "
         "--seed S` with the budget above and without diagnoses; the per-call limit is above the "
         "2 s default because the matrix is made on a shared two-core machine, where load alone "
-        "must not become a `terminates` verdict. Each adapter's section gives the command that "
+        "must not become a `terminates` verdict (for the same reason a worker may take 60 s to "
+        "start: `$CHUNK_CONTRACT_LOAD_TIMEOUT`). Each adapter's section gives the command that "
         "finds each violation again.",
         "",
         *([run, ""] if run else []),
@@ -698,6 +706,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     evidence = load_evidence(args.evidence)
+    os.environ.setdefault(LOAD_TIMEOUT_VAR, LOAD_TIMEOUT)
     if not args.render_only:
         names = _chosen(parser, args.only)
         if not names:
