@@ -5,6 +5,7 @@ install the wheel elsewhere, run it). CI (.ci/run) runs tests, slow and package.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -27,6 +28,8 @@ REFERENCE_CHUNKERS = [
 
 
 #: Offline after the install: the adapters and their tokenizers must never download.
+#: The checkout (the sessions run from it).
+ROOT = Path(__file__).resolve().parent
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 #: pytest's progress: one line per test file with its percentage, a summary of every skip and
@@ -184,19 +187,26 @@ PEERS = [
 
 @nox.session
 def peers(session: nox.Session) -> None:
-    """Install the adapted libraries (pinned), run the contract on every adapter, and
-    regenerate docs/conformance.md (fails if a violation has no reviewed explanation).
+    """Install the adapted libraries (pinned), run the contract on every adapter on 5 seeds
+    (the LangChain.js ones too, when node is on PATH), store the evidence in
+    docs/conformance-evidence.json and regenerate docs/conformance.md from it and the reviewed
+    findings (contract/integrations/adapters/findings/*.toml). Fails if the evidence and the findings
+    disagree: a violation without a finding, an ``expect`` that does not match, a finding no
+    seed reproduced.
 
     Offline after the install: the adapters use only tokenizers the libraries ship. Pass
-    adapter names and options through: ``nox -s peers -- semchunk --max-examples 50``.
+    options through: ``nox -s peers -- --only semchunk --seeds 2``; ``nox -s peers --
+    --render-only`` only re-renders the page (no library needed).
     """
     session.install("-e", ".", *PEERS)
     session.env.update(OFFLINE)
+    if shutil.which("node") and not (ROOT / "contract/integrations/adapters/js/node_modules").exists():
+        session.run("npm", "ci", "--prefix", "contract/integrations/adapters/js", "--no-audit", "--no-fund",
+                    external=True)
     session.run(
-        "python", "-m", "contract.integrations.adapters.conformance",
-        "--out", ".chunk-contract/conformance",
-        "--doc", "docs/conformance.md", "--max-examples", "200", "--jobs", "1", "--strict",
-        *session.posargs,
+        "python", "-m", "contract.integrations.adapters.conformance", "--evidence",
+        "docs/conformance-evidence.json", "--doc", "docs/conformance.md", "--jobs", "2",
+        "--strict", *session.posargs,
     )
 
 

@@ -1,17 +1,51 @@
-"""What every adapter shares: the library check, the declarations, and chunk records."""
+"""What every adapter shares: the library check, the record (declarations and the metadata the
+matrix shows), and chunk records.
+
+An adapter is one class: its ClassVars are the record the catalogue
+(``contract.integrations.adapters``) and the conformance matrix are derived from. Importing an
+adapter module needs no library; the
+library is imported when the adapter is instantiated (:func:`import_library`).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.metadata
+import importlib.util
 import operator
 from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar
 
-from contract.integrations.adapters import library_installed, missing_message
-
 _HERE = Path(__file__).resolve().parent
+
+#: The optional extra that installs every adapted library at its tested version.
+EXTRA = "chunk-contract[peers]"
+
+
+def library_installed(module: str) -> bool:
+    """Whether ``module`` (a dotted import name) can be imported, without importing it."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a missing parent package of a dotted name
+        return False
+
+
+def library_version(distribution: str) -> str | None:
+    """The installed version of ``distribution``, or None."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def missing_message(module: str, distribution: str, who: str) -> str:
+    """The one-line ImportError message for an adapter whose library is not installed."""
+    return (
+        f"{who} needs the {distribution} package, which is not installed: "
+        f"pip install '{EXTRA}' (or pip install {distribution})"
+    )
 
 #: What :meth:`Adapter.warm_up` splits: sentences, a paragraph break, a heading, non-ASCII.
 WARM_UP = "# Warm up\n\nOne here. Two there.\n\nCaf\u00e9 \u6570\u636e text."
@@ -20,8 +54,8 @@ WARM_UP = "# Warm up\n\nOne here. Two there.\n\nCaf\u00e9 \u6570\u636e text."
 def require(module: str, distribution: str, who: str) -> None:
     """Raise a one-line ImportError naming the package to install, if ``module`` is missing.
 
-    Called at an adapter module's import, so a missing library is a usage error when the target
-    is loaded (exit 2), never a violation. It only looks the module up; it imports nothing.
+    It only looks the module up; it imports nothing. :func:`import_library` calls it first, so
+    a missing library is a usage error when the target is loaded (exit 2), never a violation.
     """
     if not library_installed(module):
         raise ImportError(missing_message(module, distribution, who))
@@ -35,6 +69,7 @@ def import_library(module: str, distribution: str, who: str) -> ModuleType:
     real ``chonkie``: load the adapters as ``contract.integrations.adapters.chonkie:Token`` (or by
     their entry-point names) instead.
     """
+    require(module, distribution, who)
     try:
         found = importlib.import_module(module)
     except ImportError as exc:
@@ -49,16 +84,30 @@ def import_library(module: str, distribution: str, who: str) -> ModuleType:
 
 
 class Adapter:
-    """Base class of the built-in adapters: the SPEC §3 declarations and the library handle.
+    """Base class of the built-in adapters: the record, the SPEC §3 declarations, the library.
 
-    Subclasses set ``name`` (the entry-point name), ``distribution``/``module`` (the library) and
-    implement :meth:`split`. Instantiating an adapter imports its library, once, in the process
-    that loads the target, so the worker that the runner forks starts with it in memory.
+    A subclass with a non-empty ``name`` is an adapter: the catalogue collects it, and
+    ``pyproject.toml`` registers it under that name (a test checks the two agree). It sets the
+    record below and implements :meth:`split`. Instantiating an adapter imports its library,
+    once, in the process that loads the target, so the worker that the runner forks starts with
+    it in memory.
     """
 
+    #: The entry-point name (``chunk_contract.plugins``); empty on abstract bases.
     name: ClassVar[str] = ""
+    #: The library's name on PyPI, and its top-level import name.
     distribution: ClassVar[str] = ""
     module: ClassVar[str] = ""
+    #: The pinned version the conformance matrix was made with (the ``peers`` extra).
+    version: ClassVar[str] = ""
+    #: What the adapter wraps, in the library's terms.
+    splitter: ClassVar[str] = ""
+    #: Where the chunks' offsets come from, in one phrase.
+    offsets: ClassVar[str] = ""
+    #: The adapter's own choices (tokenizer, parameters), shown in the matrix.
+    choices: ClassVar[dict[str, str]] = {}
+    #: The input the splitter is meant for: "text", "markdown", "code:python", ...
+    documents: ClassVar[str] = "text"
 
     kind: ClassVar[str] = "text"
     unit: ClassVar[str] = "chars"
@@ -83,6 +132,7 @@ class Adapter:
             self.split(WARM_UP, max_size=32, overlap=4)
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        """The library's chunks of ``document`` as chunk records (SPEC §4)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -107,6 +157,7 @@ def record(text: str, start: Any = None, end: Any = None, **fields: Any) -> dict
 
 
 def _as_int(value: Any) -> Any:
+    """An integer-like value as a plain int; anything else unchanged."""
     if isinstance(value, bool):
         return value
     try:

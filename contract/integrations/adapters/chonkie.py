@@ -16,28 +16,31 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from contract.integrations.adapters._base import Adapter, record, require
-
-_DIST, _MODULE = "chonkie", "chonkie"
-
-require(_MODULE, _DIST, "contract.integrations.adapters.chonkie")
+from contract.integrations.adapters._base import Adapter, record
 
 #: A tokenizer chonkie builds offline; one token is one codepoint.
 TOKENIZER = "character"
 
 
 class _Chonkie(Adapter):
-    distribution: ClassVar[str] = _DIST
-    module: ClassVar[str] = _MODULE
-    chunker: ClassVar[str] = ""
+    """A chunker class of ``chonkie`` (named by ``splitter``)."""
+
+    distribution: ClassVar[str] = "chonkie"
+    module: ClassVar[str] = "chonkie"
+    version: ClassVar[str] = "1.7.0"
+    offsets: ClassVar[str] = "`start_index`/`end_index`"
+    choices: ClassVar[dict[str, str]] = {"tokenizer": f'"{TOKENIZER}" (codepoints)'}
 
     def setup(self) -> None:
-        self.cls = getattr(self.lib, self.chunker)
+        """The chunker class."""
+        self.cls = getattr(self.lib, self.splitter)
 
     def make(self, max_size: int, overlap: int) -> Any:
+        """The chunker for one config."""
         return self.cls(tokenizer=TOKENIZER, chunk_size=max_size, chunk_overlap=overlap)
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        """``chunk(document)``: texts, offsets, ids and token counts."""
         chunks = self.make(max_size, overlap).chunk(document)
         return [
             record(c.text, c.start_index, c.end_index, id=c.id, token_count=c.token_count)
@@ -49,7 +52,7 @@ class Token(_Chonkie):
     """``TokenChunker``: fixed windows of ``chunk_size`` tokens, ``chunk_overlap`` shared."""
 
     name = "chonkie-token"
-    chunker = "TokenChunker"
+    splitter = "TokenChunker"
 
 
 class Sentence(_Chonkie):
@@ -57,7 +60,7 @@ class Sentence(_Chonkie):
     up to ``chunk_size`` tokens, ``chunk_overlap`` tokens of whole sentences repeated."""
 
     name = "chonkie-sentence"
-    chunker = "SentenceChunker"
+    splitter = "SentenceChunker"
 
 
 class Recursive(_Chonkie):
@@ -65,9 +68,14 @@ class Recursive(_Chonkie):
     tokens); it has no overlap parameter."""
 
     name = "chonkie-recursive"
-    chunker = "RecursiveChunker"
+    splitter = "RecursiveChunker"
+    choices: ClassVar[dict[str, str]] = {
+        **_Chonkie.choices,
+        "overlap": "ignored (no such parameter)",
+    }
 
     def make(self, max_size: int, overlap: int) -> Any:
+        """``RecursiveChunker(chunk_size=max_size)``: it has no overlap."""
         return self.cls(tokenizer=TOKENIZER, chunk_size=max_size)
 
 

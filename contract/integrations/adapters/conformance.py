@@ -1,59 +1,71 @@
-"""Regenerate ``docs/conformance.md``: the contract run on every built-in adapter.
+"""Regenerate ``docs/conformance.md``: the contract run on every built-in adapter, on several seeds.
 
-    python -m contract.integrations.adapters.conformance [ADAPTER ...] [--out DIR] [--doc PATH]
-                                            [--max-examples N] [--seed N] [--jobs N] [--strict]
-    python -m contract.integrations.adapters.conformance --render-only [--out DIR] [--doc PATH]
+    python -m contract.integrations.adapters.conformance [--only NAME ...] [--seeds N]
+        [--max-examples N] [--jobs N] [--strict]
+    python -m contract.integrations.adapters.conformance --render-only [--strict]
 
-The run writes one JSON report per adapter (SPEC §7) and ``versions.json`` into ``--out``
-(every installed adapter, or the ones named); the render turns the reports there into the
-markdown page: the matrix (adapter x invariant), the library
-versions, and for every violation the shrunk counterexample with the reviewed explanation of its
-cause from :mod:`contract.integrations.adapters.findings`.
+A run plays the contract on each adapter (every installed one, or the ones named with
+``--only``) on ``--seeds`` seeds, and stores what each (adapter, seed) run gave in the committed
+evidence file (``docs/conformance-evidence.json``): the versions, the examples actually run,
+every invariant's status, and each violation with its message, its shrunk counterexample and the
+command that finds it again. Adapters not run keep the evidence they had, so ``--only`` re-runs
+some and keeps the others.
 
-A violation that has no reviewed explanation, or whose counterexample does not match what the
-review saw, is marked as such in the page, and ``--strict`` makes the command exit 1 for it:
-explanations are written by a person who read the library's source, never generated.
+The page is rendered from the evidence and the reviewed findings
+(:mod:`contract.integrations.adapters.findings`, TOML data) alone, so ``--render-only`` needs
+no library.
+A violation with no finding, a finding whose ``expect`` does not match a seed's message, and a
+finding that no seed reproduced are problems: the page marks them, and ``--strict`` exits 1.
+Explanations are written by a person who read the library's source, never generated.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
-import re
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contract.engine.loading import load
-from contract.engine.reproducers import write_atomic
-from contract.engine.results import RunSettings
-from contract.engine.targets import TargetError
-from contract.integrations.adapters import (
-    ADAPTERS,
-    BY_NAME,
-    DISTRIBUTIONS,
-    AdapterInfo,
-    library_version,
-)
-from contract.integrations.adapters import library_version as version
-from contract.integrations.adapters.findings import (
-    ADAPTER_NOTES,
-    CONTRACT_NOTES,
-    FINDINGS,
-    VERDICTS,
-    Finding,
-)
-from contract.reporting.json_report import report_json
+from contract import exactjson
+from contract.engine.targets import LOAD_TIMEOUT_VAR
+from contract.integrations.adapters import ADAPTERS, BY_NAME, AdapterInfo, findings, library_version
+from contract.integrations.adapters.findings import VERDICTS, Finding, Notes
 from contract.spec.model import escape
+from contract.spec.registry import registry
 
-DEFAULT_OUT = Path(".chunk-contract/conformance")
+DEFAULT_EVIDENCE = Path("docs/conformance-evidence.json")
 DEFAULT_DOC = Path("docs/conformance.md")
-DEFAULT_SEED = 20240611
-DEFAULT_EXAMPLES = 150
+DEFAULT_SEEDS = 5
+DEFAULT_EXAMPLES = 500
+#: The first seed; seed k of a run is FIRST_SEED + k.
+FIRST_SEED = 1
+#: The per-call limit: above the contract's 2 s default, so that a shared, loaded machine does
+#: not turn a slow call into a `terminates` violation (see the page's "How it was made").
+DEFAULT_TIMEOUT = 5.0
+#: How long a worker may take to start (import the library, warm up) on a loaded machine:
+#: ``$CHUNK_CONTRACT_LOAD_TIMEOUT`` for the matrix runs, unless it is set (the default, 10 s,
+#: was exceeded by LlamaIndex's sentence splitter at load average 15, which turned into
+#: `no_crash` violations that said nothing of the library).
+LOAD_TIMEOUT = "60"
+#: The exploration budgets, in seconds (the CLI's default is 45 s): the first seed of an adapter
+#: (corpus, covering schedule, generated examples), and each further seed (generated examples).
+EXPLORE_SECONDS = 90.0
+EXPLORE_MORE_SECONDS = 60.0
+#: The shrink budget per violation, in seconds (the CLI's default is 10 s).
+SHRINK_SECONDS = 3.0
+#: How much of a message and of a counterexample document the evidence keeps.
+MESSAGE_CHARS = 4000
+DOCUMENT_CHARS = 2000
+STORED_CHUNKS = 6
+EVIDENCE_FORMAT = 1
 
 #: Invariants that only apply to workbook plugins: left out of the (text) matrix.
 _WORKBOOK_ONLY = ("tight_range", "cells_covered")
@@ -61,291 +73,533 @@ _WORKBOOK_ONLY = ("tight_range", "cells_covered")
 # ----------------------------------------------------------------------------- running
 
 
-def run_one(name: str, out: str, max_examples: int, seed: int, timeout: float) -> dict[str, Any]:
-    """Run the contract on one adapter and write ``out/NAME.json``; returns a summary."""
-    from contract.engine.runner import run  # lazy: Hypothesis
+@dataclass(frozen=True)
+class Budget:
+    """What one (adapter, seed) run is given."""
 
-    info = BY_NAME[name]
-    folder = Path(out)
+    max_examples: int
+    timeout: float
+    #: The exploration budget of the first seed (which also plays the corpus and the covering
+    #: schedule) and of each further seed.
+    explore_seconds: float = EXPLORE_SECONDS
+    explore_more_seconds: float = EXPLORE_MORE_SECONDS
+    shrink_seconds: float = SHRINK_SECONDS
+
+
+def run_one(name: str, seed: int, budget: Budget, *, first: bool = True) -> dict[str, Any]:
+    """Run the contract on one adapter with one seed; the evidence of that run.
+
+    The seed corpus, the covering schedule and the ``scales_linearly`` probe do not depend on
+    the seed: only the ``first`` run of an adapter plays them, and reruns clean inputs in a
+    fresh interpreter for ``deterministic``; the other seeds add generated examples (checked
+    for ``deterministic`` by a second call in the same worker).
+    """
+    from contract.engine.loading import load  # lazy: --render-only needs no engine
+    from contract.engine.runner import RunSettings, run  # lazy: Hypothesis
+    from contract.engine.targets import TargetError  # lazy: --render-only needs no engine
+    from contract.reporting.json_report import report_json  # lazy: --render-only needs no engine
+
     try:
-        plugin = load(info.target)
+        plugin = load(name, timeout=60.0)
     except TargetError as exc:
-        return {"name": name, "skipped": str(exc)}
-    settings = RunSettings(
-        max_examples=max_examples, seed=seed, timeout=timeout, reproducers=folder / "reproducers"
+        return {"seed": seed, "not_run": str(exc)}
+    with tempfile.TemporaryDirectory(prefix="conformance-") as folder:
+        settings = RunSettings(
+            max_examples=budget.max_examples,
+            seed=seed,
+            timeout=budget.timeout,
+            explore_seconds=budget.explore_seconds if first else budget.explore_more_seconds,
+            reproducers=Path(folder),
+            shrink_seconds=budget.shrink_seconds,
+            diagnose=False,
+            corpus=first,
+            schedule=first,
+            probe=first,
+            measure=first,
+        )
+        report = report_json(run(plugin, settings))
+    return seed_evidence(name, seed, budget, report, first=first)
+
+
+def seed_evidence(
+    name: str, seed: int, budget: Budget, report: Mapping[str, Any], *, first: bool = True
+) -> dict[str, Any]:
+    """The evidence kept of one run, from its JSON report (SPEC §7)."""
+    items = [i for i in report["invariants"] if i["id"] not in _WORKBOOK_ONLY]
+    return {
+        "seed": seed,
+        "first": first,
+        "max_examples": budget.max_examples,
+        "timeout": budget.timeout,
+        "explore_seconds": budget.explore_seconds if first else budget.explore_more_seconds,
+        "shrink_seconds": budget.shrink_seconds,
+        "examples": report["examples"],
+        "examples_asked": report["examples_asked"],
+        "stopped_early": report.get("stopped_early"),
+        "elapsed": report["elapsed"],
+        "statuses": {i["id"]: i["status"] for i in items},
+        "checked": {i["id"]: i["examples"] for i in items if i["status"] == "passed"},
+        "violations": {
+            i["id"]: _violation(i["counterexample"] or {})
+            for i in items
+            if i["status"] == "violated"
+        },
+        "reproduce": reproduce_command(name, seed, budget),
+    }
+
+
+def _violation(found: Mapping[str, Any]) -> dict[str, Any]:
+    """A counterexample as the evidence keeps it (message and document cut to a bound)."""
+    document = found.get("document", "")
+    out: dict[str, Any] = {
+        "message": (found.get("message") or "")[:MESSAGE_CHARS],
+        "config": found.get("config", {}),
+        "shrunk": bool(found.get("shrunk")),
+    }
+    if isinstance(document, str) and len(document) > DOCUMENT_CHARS:
+        out["document"] = document[:DOCUMENT_CHARS]
+        out["document_length"] = len(document)
+    else:
+        out["document"] = document
+    out["chunks"] = [_chunk(c) for c in (found.get("chunks") or [])[:STORED_CHUNKS]]
+    out["chunk_count"] = len(found.get("chunks") or [])
+    return out
+
+
+def _chunk(chunk: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored chunk: its text (cut to 200 characters) and where it lies."""
+    keep = ("start", "end", "section")
+    return {"text": str(chunk.get("text", ""))[:200], **{k: chunk[k] for k in keep if k in chunk}}
+
+
+def reproduce_command(name: str, seed: int, budget: Budget) -> str:
+    """The command that runs the same search again (and writes the reproducers)."""
+    return (
+        f"chunk-contract run {name} --seed {seed} --max-examples {budget.max_examples} "
+        f"--timeout {budget.timeout:g}"
     )
-    result = run(plugin, settings)
-    report = report_json(result)
-    report["adapter"] = name
-    write_atomic(folder / f"{name}.json", report)
-    violated = [r.id for r in result.results if r.status == "violated"]
-    return {"name": name, "violated": violated, "elapsed": round(result.elapsed, 1)}
 
 
-def run_all(
-    out: Path, names: Sequence[str], *, max_examples: int, seed: int, jobs: int, timeout: float
-) -> int:
-    """Run every named adapter (``jobs`` at a time); returns how many ran."""
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob("*.json"):
-        stale.unlink()
-    (out / "versions.json").write_text(
-        json.dumps(_versions(max_examples, seed), indent=2) + "\n", encoding="utf-8"
-    )
-    started = time.monotonic()
-    ran = 0
-    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [pool.submit(run_one, n, str(out), max_examples, seed, timeout) for n in names]
-        for future in futures:
-            summary = future.result()
-            if "skipped" in summary:
-                print(f"  {summary['name']:<28} not run: {summary['skipped']}", flush=True)
-                continue
-            ran += 1
-            shown = ", ".join(summary["violated"]) or "no violation"
-            print(f"  {summary['name']:<28} {summary['elapsed']:>6.1f} s  {shown}", flush=True)
-    print(f"ran {ran} adapter(s) in {time.monotonic() - started:.0f} s -> {out}", flush=True)
-    return ran
-
-
-def _versions(max_examples: int, seed: int) -> dict[str, Any]:
+def environment() -> dict[str, Any]:
+    """The versions a run was made with (the libraries' are per adapter)."""
     return {
         "python": platform.python_version(),
-        "chunk-contract": version("chunk-contract"),
-        "hypothesis": version("hypothesis"),
-        "libraries": {dist: version(dist) for dist in DISTRIBUTIONS},
-        "max_examples": max_examples,
-        "seed": seed,
+        "chunk-contract": library_version("chunk-contract"),
+        "hypothesis": library_version("hypothesis"),
     }
+
+
+def run_adapters(
+    plan: Mapping[str, Sequence[int]],
+    budget: Budget,
+    *,
+    jobs: int,
+    on_run: Callable[[str, dict[str, Any]], None] = lambda name, evidence: None,
+    kept: Mapping[str, list[dict[str, Any]]] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Run each adapter of ``plan`` on its seeds, ``jobs`` runs at a time; the evidence.
+
+    Every adapter's first seed runs first, then every second seed, and so on; ``on_run`` is
+    called with an adapter's evidence after each of its runs, so that an interrupted run keeps
+    every seed it finished. With ``kept`` (the runs an adapter already has), the new runs are
+    added to them and none of them replays the seed-independent part (corpus, schedule, probe).
+    """
+    runs = {name: list((kept or {}).get(name, [])) for name in plan}
+    order = [(n, k) for k in range(max(map(len, plan.values()), default=0)) for n in plan]
+    out: dict[str, dict[str, Any]] = {}
+    started = time.monotonic()
+    with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {
+            pool.submit(run_one, n, plan[n][k], budget, first=kept is None and k == 0): n
+            for n, k in order
+            if k < len(plan[n])
+        }
+        for future, name in futures.items():
+            result = future.result()
+            runs[name].append(result)
+            print(f"  {name:<28} seed {result['seed']}: {_progress(result)}", flush=True)
+            out[name] = adapter_evidence(BY_NAME[name], runs[name], budget)
+            on_run(name, out[name])
+    print(f"ran {len(futures)} run(s) in {time.monotonic() - started:.0f} s", flush=True)
+    return out
+
+
+def _progress(result: Mapping[str, Any]) -> str:
+    """One line on one finished run."""
+    if "not_run" in result:
+        return f"not run: {result['not_run']}"
+    found = ", ".join(result["violations"]) or "no violation"
+    return f"{result['elapsed']:.0f} s, {result['examples']} examples, {found}"
+
+
+def adapter_evidence(
+    info: AdapterInfo, runs: list[dict[str, Any]], budget: Budget
+) -> dict[str, Any]:
+    """One adapter's evidence: its library version, the budget and every seed's run."""
+    ran = [r for r in runs if "not_run" not in r]
+    out: dict[str, Any] = {
+        "library": info.distribution,
+        "version": info.installed_version,
+        "environment": environment(),
+        "max_examples": budget.max_examples,
+        "timeout": budget.timeout,
+        "explore_seconds": budget.explore_seconds,
+        "explore_more_seconds": budget.explore_more_seconds,
+        "shrink_seconds": budget.shrink_seconds,
+        "runs": sorted(ran, key=lambda r: int(r["seed"])),
+    }
+    if len(ran) < len(runs):
+        out["not_run"] = next(r["not_run"] for r in runs if "not_run" in r)
+    return out
+
+
+# ----------------------------------------------------------------------------- evidence file
+
+
+def load_evidence(path: Path) -> dict[str, Any]:
+    """The evidence file's adapters (an empty mapping when there is no file yet)."""
+    if not path.exists():
+        return {}
+    data = exactjson.loads(path.read_text(encoding="utf-8"))
+    if data.get("format") != EVIDENCE_FORMAT:
+        raise SystemExit(
+            f"{path}: evidence format {data.get('format')!r}, expected {EVIDENCE_FORMAT}; "
+            "regenerate it with python -m contract.integrations.adapters.conformance"
+        )
+    return dict(data["adapters"])
+
+
+def save_evidence(path: Path, adapters: Mapping[str, Any]) -> None:
+    """Write the evidence, adapters in catalogue order."""
+    ordered = {a.name: adapters[a.name] for a in ADAPTERS if a.name in adapters}
+    ordered.update({k: v for k, v in adapters.items() if k not in ordered})
+    data = {"format": EVIDENCE_FORMAT, "adapters": ordered}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(exactjson.dumps(data, indent=1, ensure_ascii=True) + "\n", encoding="utf-8")
+
+
+# ----------------------------------------------------------------------------- reviewing
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (adapter, invariant) of the matrix, with its evidence."""
+
+    status: str  # passed | skipped | violated | not run
+    examples: int  # examples checked, summed over the seeds (passed cells)
+    seeds: int  # seeds run
+    seen: int  # seeds on which it was violated
+    finding: Finding | None
+    problem: str | None
+
+
+def review(
+    name: str, rule: str, evidence: Mapping[str, Any], findings: Mapping[tuple[str, str], Finding]
+) -> Cell:
+    """The cell of ``rule`` for adapter ``name``: its status over the seeds and the review."""
+    runs = evidence.get("runs", [])
+    finding = findings.get((name, rule))
+    messages = [r["violations"][rule]["message"] for r in runs if rule in r["violations"]]
+    statuses = {r["statuses"].get(rule, "skipped") for r in runs}
+    examples = sum(int(r["checked"].get(rule, 0)) for r in runs)
+    if messages:
+        status = "violated"
+    elif not runs:
+        status = "not run"
+    else:
+        status = "skipped" if statuses == {"skipped"} else "passed"
+    problem = _problem(status, finding, messages, len(runs))
+    return Cell(status, examples, len(runs), len(messages), finding, problem)
+
+
+def _problem(status: str, finding: Finding | None, messages: list[str], seeds: int) -> str | None:
+    """What disagrees between the evidence and the findings, or None."""
+    if status == "violated" and finding is None:
+        return "NOT REVIEWED: no finding explains this violation yet"
+    if status == "violated" and finding is not None:
+        unmatched = [m for m in messages if not finding.matches(m)]
+        if unmatched:
+            return (
+                f"REVIEW AGAIN: {len(unmatched)} seed(s) gave a message that the finding's "
+                f"expect {finding.expect!r} does not match: {unmatched[0][:160]!r}"
+            )
+    if status in ("passed", "skipped") and finding is not None:
+        return (
+            f"NOT REPRODUCED: a finding ({finding.source}) says this is violated, but no seed "
+            f"of {seeds} showed it; re-run with a larger budget or remove the finding"
+        )
+    return None
+
+
+def matrix_ids(evidence: Mapping[str, Any]) -> list[str]:
+    """The invariants in the evidence, in registry order."""
+    seen = {rule for e in evidence.values() for r in e.get("runs", []) for rule in r["statuses"]}
+    return [rule for rule in registry() if rule in seen]
+
+
+def review_all(
+    evidence: Mapping[str, Any], findings: Mapping[tuple[str, str], Finding]
+) -> dict[tuple[str, str], Cell]:
+    """Every cell of the matrix."""
+    ids = matrix_ids(evidence)
+    return {
+        (name, rule): review(name, rule, evidence[name], findings)
+        for name in evidence
+        for rule in ids
+    }
+
+
+def problems_of(cells: Mapping[tuple[str, str], Cell]) -> list[str]:
+    """Every disagreement between evidence and findings, one line each."""
+    return [f"{name} / {rule}: {c.problem}" for (name, rule), c in cells.items() if c.problem]
 
 
 # ----------------------------------------------------------------------------- rendering
 
-_CELL = {"passed": "✓", "skipped": "·"}
 _SHORT = {"bug": "✗ bug", "documented": "✗ doc", "design": "✗ design", "disputed": "✗ disputed"}
 
 
-class Review:
-    """How a violation stands against the reviewed findings."""
-
-    def __init__(self, adapter: str, invariant: str, counterexample: dict[str, Any]) -> None:
-        self.finding: Finding | None = FINDINGS.get((adapter, invariant))
-        message = counterexample.get("message", "")
-        self.matches = self.finding is not None and (
-            not self.finding.expect or re.search(self.finding.expect, message, re.S) is not None
-        )
-
-    @property
-    def problem(self) -> str | None:
-        if self.finding is None:
-            return "NOT REVIEWED: no explanation has been written for this violation yet"
-        if not self.matches:
-            return (
-                "REVIEW AGAIN: this counterexample does not match the reviewed cause "
-                f"(expected a message matching {self.finding.expect!r})"
-            )
-        return None
-
-    def cell(self) -> str:
-        if self.problem or self.finding is None:
-            return "✗ ?"
-        return _SHORT[self.finding.verdict]
+def cell_text(cell: Cell) -> str:
+    """What the matrix shows for one cell."""
+    if cell.status == "passed":
+        return f"✓ {cell.examples:,}"
+    if cell.status == "skipped":
+        return "·"
+    if cell.status == "not run":
+        return "—"
+    verdict = _SHORT[cell.finding.verdict] if cell.finding and not cell.problem else "✗ ?"
+    return f"{verdict} {cell.seen}/{cell.seeds}"
 
 
-def load_reports(out: Path) -> dict[str, dict[str, Any]]:
-    reports = {}
-    for path in sorted(out.glob("*.json")):
-        if path.name == "versions.json":
-            continue
-        report = json.loads(path.read_text(encoding="utf-8"))
-        reports[report.get("adapter") or path.stem] = report
-    return reports
-
-
-def render(out: Path) -> tuple[str, list[str]]:
-    """The markdown page from the reports in ``out``, and the problems found while reviewing."""
-    reports = load_reports(out)
-    versions_path = out / "versions.json"
-    versions = (
-        json.loads(versions_path.read_text(encoding="utf-8")) if versions_path.exists() else {}
-    )
-    adapters = [a for a in ADAPTERS if a.name in reports]
-    missing = [a for a in ADAPTERS if a.name not in reports]
-    ids = [i["id"] for i in next(iter(reports.values()))["invariants"]] if reports else []
-    ids = [i for i in ids if i not in _WORKBOOK_ONLY]
-    problems: list[str] = []
-    reviews = {
-        (a.name, item["id"]): Review(a.name, item["id"], item["counterexample"] or {})
-        for a in adapters
-        for item in reports[a.name]["invariants"]
-        if item["status"] == "violated"
-    }
-    for (name, rule), review in reviews.items():
-        if review.problem:
-            problems.append(f"{name} / {rule}: {review.problem}")
-
-    lines = _header(versions, adapters, missing)
-    lines += _matrix(adapters, reports, ids, reviews)
-    lines += _summary(adapters, reports, reviews)
+def render(
+    evidence: Mapping[str, Any], findings: Mapping[tuple[str, str], Finding], notes: Notes
+) -> tuple[str, list[str]]:
+    """The page from the evidence and the findings, and the problems found while reviewing."""
+    cells = review_all(evidence, findings)
+    adapters = [a for a in ADAPTERS if a.name in evidence]
+    ids = matrix_ids(evidence)
+    shown = [r for r in ids if any(cells[(a.name, r)].status != "skipped" for a in adapters)]
+    lines = _header(adapters, evidence, notes.run)
+    lines += _matrix(adapters, shown, cells, [r for r in ids if r not in shown])
+    lines += _summary(adapters, ids, cells)
     for info in adapters:
-        lines += _section(info, reports[info.name], reviews, versions)
-    lines += _contract_notes()
-    return "\n".join(lines).rstrip() + "\n", problems
+        lines += _section(info, evidence[info.name], ids, cells, notes)
+    lines += ["## Notes on the contract itself", "", *notes.contract, ""]
+    return "\n".join(lines).rstrip() + "\n", problems_of(cells)
 
 
-def _header(
-    versions: dict[str, Any], adapters: list[AdapterInfo], missing: list[AdapterInfo]
-) -> list[str]:
-    libs = versions.get("libraries", {})
+def _values(runs: Iterable[Mapping[str, Any]], key: str) -> str:
+    """The distinct values of ``key`` over ``runs``, for the page ("5", "30/60", "?")."""
+    found = sorted({r[key] for r in runs if r.get(key) is not None})
+    return "/".join(f"{v:g}" if isinstance(v, float) else str(v) for v in found) or "?"
+
+
+def _budget_line(evidence: Mapping[str, Any]) -> str:
+    """How the runs were made, from the runs themselves (their budgets may differ)."""
+    runs = [r for e in evidence.values() for r in e.get("runs", [])]
+    if not runs:
+        return "no run"
+    counts = sorted({len(e["runs"]) for e in evidence.values() if e.get("runs")})
+    seeds = "/".join(map(str, counts))
+    first = [r for r in runs if r.get("first", True)]
+    more = [r for r in runs if not r.get("first", True)]
+    return (
+        f"every adapter on {seeds} seed(s), {_values(runs, 'max_examples')} generated examples "
+        "asked per seed, the first seed after the seed corpus and the covering schedule; "
+        f"per-call limit {_values(runs, 'timeout')} s; exploration budget "
+        f"{_values(first, 'explore_seconds')} s for the first seed and "
+        f"{_values(more, 'explore_seconds')} s for each other; shrink budget "
+        f"{_values(runs, 'shrink_seconds')} s per violation"
+    )
+
+
+def _header(adapters: list[AdapterInfo], evidence: Mapping[str, Any], run: str) -> list[str]:
+    """The title, how the page was made, and the adapters' records."""
+    env: Mapping[str, Any] = next(
+        (e["environment"] for e in evidence.values() if e.get("environment")), {}
+    )
+    seeds = sorted({r["seed"] for e in evidence.values() for r in e.get("runs", [])})
     out = [
         "# Conformance of popular chunkers",
         "",
-        "<!-- Generated by `nox -s peers` "
-        "(python -m contract.integrations.adapters.conformance); the",
-        "     explanations come from contract/integrations/adapters/findings.py. "
-        "Do not edit by hand. -->",
+        "<!-- Generated by `nox -s peers` (python -m contract.integrations.adapters.conformance)",
+        "     from docs/conformance-evidence.json and",
+        "     contract/integrations/adapters/findings/*.toml. Do not edit by hand:",
+        "     python -m contract.integrations.adapters.conformance --render-only -->",
         "",
-        "The contract run on the built-in adapters (`contract.integrations.adapters`), "
-        "one per splitter of five",
-        "popular chunking libraries. Each adapter passes `max_size` and `overlap` to the library's",
-        "own size and overlap parameters, counts size the way the library counts it (codepoints,",
-        "with the offline tokenizers the libraries ship), and reports the library's own offsets,",
-        "heading paths and ids. Every violation below was reproduced and traced to the library's",
-        "source by hand; the verdict says whether it is a bug, documented behaviour, or a design",
-        "choice the documentation does not mention.",
+        "The contract run on the built-in adapters (`contract.integrations.adapters`), one per",
+        "splitter of the libraries below, Python and JavaScript (LangChain.js, out of process",
+        "through `contract/integrations/adapters/js/bridge.mjs`). Each adapter passes `max_size`",
+        "and `overlap` to the library's own size and overlap parameters, counts size the way",
+        "the library counts it",
+        "(codepoints, with the offline tokenizers the libraries ship), and reports the library's",
+        "own offsets, heading paths and ids. Every violation below was reproduced and traced to",
+        "the library's source by hand; the verdict says whether it is a bug, documented",
+        "behaviour, or a design choice the documentation does not mention.",
         "",
-        f"Run: seed {versions.get('seed', '?')}, {versions.get('max_examples', '?')} generated "
-        f"examples per adapter after the seed corpus (contract/generation/corpus.py), "
-        f"Python {versions.get('python', '?')}, "
-        f"chunk-contract {versions.get('chunk-contract', '?')}, "
-        f"Hypothesis {versions.get('hypothesis', '?')}.",
+        "## How it was made",
         "",
-        "| library | version |",
-        "|---|---|",
+        f"Runs: {_budget_line(evidence)}. Seeds {', '.join(map(str, seeds)) or '—'}; a "
+        "violation on any seed counts. The corpus, the schedule and the `scales_linearly` probe "
+        "do not depend on the seed, so only the first seed plays them. Python "
+        f"{env.get('python', '?')}, chunk-contract {env.get('chunk-contract', '?')}, "
+        f"Hypothesis {env.get('hypothesis', '?')}. Each run is `chunk-contract run ADAPTER "
+        "--seed S` with the budget above and without diagnoses; the per-call limit is above the "
+        "2 s default because the matrix is made on a shared two-core machine, where load alone "
+        "must not become a `terminates` verdict (for the same reason a worker may take 60 s to "
+        "start: `$CHUNK_CONTRACT_LOAD_TIMEOUT`). Each adapter's section gives the command that "
+        "finds each violation again.",
+        "",
+        *([run, ""] if run else []),
+        *_records(adapters, evidence),
     ]
-    out += [f"| {dist} | {libs.get(dist) or 'not installed'} |" for dist in DISTRIBUTIONS]
-    out += ["", "| adapter | splitter | unit | promises | offsets from |", "|---|---|---|---|---|"]
-    for info in adapters:
-        out.append(
-            f"| `{info.name}` | `{info.splitter}` | chars | "
-            f"{', '.join(_PROMISES.get(info.name, ())) or '—'} | "
-            f"{_OFFSETS.get(info.name, '—')} |"
-        )
+    missing = [a.name for a in ADAPTERS if a.name not in evidence]
     if missing:
-        out += [
-            "",
-            "Not run (library not installed): " + ", ".join(f"`{a.name}`" for a in missing) + ".",
-        ]
+        out += ["", "Not run: " + ", ".join(f"`{n}`" for n in missing) + "."]
     return [*out, ""]
 
 
-_PROMISES = {
-    "langchain-markdown-headers": ("heading_boundary",),
-    "llamaindex-markdown": ("heading_boundary",),
-}
-_OFFSETS = {
-    "langchain-recursive": "`start_index` (add_start_index)",
-    "langchain-character": "`start_index` (add_start_index)",
-    "langchain-markdown": "`start_index` (add_start_index)",
-    "langchain-markdown-headers": "none (placed by the contract)",
-    "llamaindex-sentence": "`start_char_idx`/`end_char_idx`",
-    "llamaindex-token": "`start_char_idx`/`end_char_idx`",
-    "llamaindex-markdown": "`start_char_idx`/`end_char_idx`",
-    "chonkie-token": "`start_index`/`end_index`",
-    "chonkie-sentence": "`start_index`/`end_index`",
-    "chonkie-recursive": "`start_index`/`end_index`",
-    "semchunk": "`offsets=True`",
-    "text-splitter": "`chunk_indices`",
-    "text-splitter-markdown": "`chunk_indices`",
-}
+def _records(adapters: list[AdapterInfo], evidence: Mapping[str, Any]) -> list[str]:
+    """The adapters' records: library and version, splitter, unit, offsets, choices."""
+    out = [
+        "| adapter | library | splitter | unit | documents | promises | offsets from | choices |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for info in adapters:
+        version = evidence[info.name].get("version") or info.version
+        choices = "; ".join(f"{k}: {v}" for k, v in info.choices.items()) or "—"
+        out.append(
+            f"| `{info.name}` | {info.distribution} {version} | `{info.splitter}` | {info.unit} "
+            f"| {info.documents} | {', '.join(sorted(info.promises)) or '—'} | {info.offsets} "
+            f"| {choices} |"
+        )
+    return out
 
 
 def _matrix(
     adapters: list[AdapterInfo],
-    reports: dict[str, dict[str, Any]],
     ids: list[str],
-    reviews: dict[tuple[str, str], Review],
+    cells: Mapping[tuple[str, str], Cell],
+    never: list[str],
 ) -> list[str]:
+    """The matrix, an adapter per row, and its legend."""
     out = [
         "## Matrix",
         "",
-        "✓ passed · `·` not applicable (skipped: opt-in and not promised, or a field the library",
-        "never reports) · ✗ violated, with the verdict: **bug** (contradicts the library's own",
-        "documentation or evident intent), **doc** (documented behaviour), **design** (deliberate",
-        "in the code, not documented), **disputed** (the contract's rule is arguable here; see",
-        "the notes at the end).",
+        "**✓ N**: held on every example of every seed; N is the examples checked against that",
+        "invariant, summed over the seeds (examples x seeds). **✗ verdict k/n**: violated on k",
+        "of the n seeds run, with the reviewed verdict: **bug** (contradicts the library's own",
+        "documentation or evident intent), **doc** (documented behaviour), **design**",
+        "(deliberate in the code, not documented), **disputed** (the contract's rule is arguable",
+        "here; see the notes at the end). **✗ ?**: not reviewed, or not what the review saw.",
+        "**·**: not applicable (opt-in and not promised, or a field the library never reports).",
+        "A seed whose exploration budget ran out checked fewer examples than it asked for; the",
+        "counts are those actually checked (each adapter's section lists them per seed).",
         "",
-        "| invariant | " + " | ".join(f"`{a.name}`" for a in adapters) + " |",
-        "|---|" + "---|" * len(adapters),
+        "| adapter | " + " | ".join(f"`{r}`" for r in ids) + " |",
+        "|---|" + "---|" * len(ids),
     ]
-    for rule in ids:
-        cells = []
-        for info in adapters:
-            item = next(i for i in reports[info.name]["invariants"] if i["id"] == rule)
-            if item["status"] == "violated":
-                cells.append(reviews[(info.name, rule)].cell())
-            else:
-                cells.append(_CELL[item["status"]])
-        out.append(f"| `{rule}` | " + " | ".join(cells) + " |")
+    for info in adapters:
+        row = " | ".join(cell_text(cells[(info.name, r)]) for r in ids)
+        out.append(f"| `{info.name}` | {row} |")
+    if never:
+        out += ["", "Not applicable to any adapter: " + ", ".join(f"`{r}`" for r in never) + "."]
     return [*out, ""]
 
 
 def _summary(
-    adapters: list[AdapterInfo],
-    reports: dict[str, dict[str, Any]],
-    reviews: dict[tuple[str, str], Review],
+    adapters: list[AdapterInfo], ids: list[str], cells: Mapping[tuple[str, str], Cell]
 ) -> list[str]:
+    """One line per adapter: its violations and their summaries."""
     out = ["## In one line each", ""]
     for info in adapters:
         found = [
-            (i["id"], reviews[(info.name, i["id"])])
-            for i in reports[info.name]["invariants"]
-            if i["status"] == "violated"
+            (r, cells[(info.name, r)]) for r in ids if cells[(info.name, r)].status == "violated"
         ]
-        if not found:
-            out.append(f"- `{info.name}`: no violation found.")
-            continue
-        parts = []
-        for rule, review in found:
-            what = review.finding.summary if review.finding else "not reviewed yet"
-            verdict = review.finding.verdict if review.finding else "?"
-            parts.append(f"`{rule}` ({verdict}): {what}")
-        out.append(f"- `{info.name}`: " + "; ".join(parts) + ".")
+        parts = [
+            f"`{rule}` ({c.finding.verdict if c.finding else '?'}): "
+            f"{c.finding.summary if c.finding else 'not reviewed yet'}"
+            for rule, c in found
+        ]
+        out.append(
+            f"- `{info.name}`: " + ("; ".join(parts) if parts else "no violation found") + "."
+        )
     return [*out, ""]
 
 
 def _section(
     info: AdapterInfo,
-    report: dict[str, Any],
-    reviews: dict[tuple[str, str], Review],
-    versions: dict[str, Any],
+    evidence: Mapping[str, Any],
+    ids: list[str],
+    cells: Mapping[tuple[str, str], Cell],
+    notes: Notes,
 ) -> list[str]:
-    version = versions.get("libraries", {}).get(info.distribution) or "?"
+    """One adapter's violations: counterexample, review, and how to find it again."""
+    version = evidence.get("version") or info.version
     out = [f"## `{info.name}`: {info.distribution} {version}, `{info.splitter}`", ""]
-
-    violated = [i for i in report["invariants"] if i["status"] == "violated"]
-    if info.name in ADAPTER_NOTES:
-        out += [f"Note: {ADAPTER_NOTES[info.name]}", ""]
+    if info.name in notes.adapters:
+        out += [f"Note: {notes.adapters[info.name]}", ""]
+    if evidence.get("not_run"):
+        out += [f"Not run on every seed: {evidence['not_run']}", ""]
+    out += _examples_line(evidence)
+    stale = [
+        r
+        for r in ids
+        if cells[(info.name, r)].status != "violated" and cells[(info.name, r)].problem
+    ]
+    for rule in stale:
+        out += [f"**`{rule}`: {cells[(info.name, rule)].problem}.**", ""]
+    violated = [r for r in ids if cells[(info.name, r)].status == "violated"]
     if not violated:
-        return [*out, "Every applicable invariant held on every generated example.", ""]
-    for item in violated:
-        review = reviews[(info.name, item["id"])]
-        found = review.finding
-        verdict = VERDICTS[found.verdict] if found else "not reviewed"
-        out += [f"### `{item['id']}`: {verdict}", ""]
-        out += _counterexample(item["counterexample"] or {})
-        if review.problem:
-            out += [f"**{review.problem}.**", ""]
-        if found:
-            out += [found.explanation, ""]
-            out += [f"Where: {found.where}."]
-            if found.docs:
-                out += ["", f"Documentation: {found.docs}"]
-            out.append("")
+        return [*out, "Every applicable invariant held on every example of every seed.", ""]
+    for rule in violated:
+        out += _violation_section(rule, evidence, cells[(info.name, rule)])
     return out
 
 
-def _counterexample(found: dict[str, Any]) -> list[str]:
+def _examples_line(evidence: Mapping[str, Any]) -> list[str]:
+    """Examples run per seed, and why a seed stopped before the examples asked."""
+    runs = evidence.get("runs", [])
+    if not runs:
+        return []
+    each = ", ".join(
+        f"seed {r['seed']}: {r['examples']} of {r['examples_asked']}"
+        + (f" ({r['stopped_early']})" if r.get("stopped_early") else "")
+        for r in runs
+    )
+    return [f"Examples run: {each}.", ""]
+
+
+def _violation_section(rule: str, evidence: Mapping[str, Any], cell: Cell) -> list[str]:
+    """One violated invariant of one adapter."""
+    found = cell.finding
+    verdict = VERDICTS[found.verdict] if found else "not reviewed"
+    runs = [r for r in evidence["runs"] if rule in r["violations"]]
+    smallest = min(runs, key=lambda r: _size(r["violations"][rule]["document"]))
+    seeds = ", ".join(str(r["seed"]) for r in runs)
+    out = [f"### `{rule}`: {verdict}", ""]
+    out += _counterexample(smallest["violations"][rule])
+    out += [
+        f"Seen on seed(s) {seeds} of {cell.seeds}. Find it again: `{smallest['reproduce']}`.",
+        "",
+    ]
+    if cell.problem:
+        out += [f"**{cell.problem}.**", ""]
+    if found:
+        out += [found.explanation, "", f"Where: {found.where}."]
+        if found.docs:
+            out += ["", f"Documentation: {found.docs}"]
+        out.append("")
+    return out
+
+
+def _size(document: Any) -> int:
+    """How big a stored document is, for choosing the smallest counterexample."""
+    return len(document) if isinstance(document, str) else len(json.dumps(document))
+
+
+def _counterexample(found: Mapping[str, Any]) -> list[str]:
+    """The stored counterexample as a code block."""
     config = found.get("config", {})
     document = found.get("document", "")
     shown = escape(document, 240) if isinstance(document, str) else json.dumps(document)[:240]
@@ -356,84 +610,135 @@ def _counterexample(found: dict[str, Any]) -> list[str]:
         f"config   = max_size={config.get('max_size')}, overlap={config.get('overlap')}",
         f"message  = {message}",
     ]
-    chunks = found.get("chunks") or []
-    for k, chunk in enumerate(chunks[:6]):
+    for k, chunk in enumerate(found.get("chunks") or []):
         where = f" [{chunk['start']}:{chunk['end']})" if "start" in chunk and "end" in chunk else ""
         extra = f" section={chunk['section']}" if chunk.get("section") else ""
         out.append(f"chunk[{k}]{where} = {escape(chunk.get('text', ''), 80)}{extra}")
-    if len(chunks) > 6:
-        out.append(f"... {len(chunks) - 6} more chunk(s)")
+    more = int(found.get("chunk_count", 0)) - len(found.get("chunks") or [])
+    if more > 0:
+        out.append(f"... {more} more chunk(s)")
     return [*out, "```", ""]
-
-
-def _contract_notes() -> list[str]:
-    return ["## Notes on the contract itself", "", *CONTRACT_NOTES, ""]
 
 
 # ----------------------------------------------------------------------------- command line
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The command's flags."""
     parser = argparse.ArgumentParser(
         prog="python -m contract.integrations.adapters.conformance",
-        description="Regenerate docs/conformance.md.",
+        description="Run the contract on the built-in adapters, store the evidence, and "
+        "regenerate docs/conformance.md from it and the reviewed findings.",
     )
     parser.add_argument(
-        "adapters",
-        nargs="*",
-        metavar="ADAPTER",
-        help="adapter names (default: every adapter whose library is installed)",
+        "--only",
+        nargs="+",
+        metavar="NAME",
+        default=[],
+        help="run only these adapters; the others keep their evidence",
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the reports go")
+    parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help="seeds per adapter")
+    parser.add_argument(
+        "--add-seeds",
+        type=int,
+        default=0,
+        metavar="N",
+        help="keep each adapter's runs and add N more seeds (after the ones it has)",
+    )
+    parser.add_argument(
+        "--explore-seconds",
+        type=float,
+        default=EXPLORE_SECONDS,
+        help="exploration budget of the first seed (corpus, schedule, examples)",
+    )
+    parser.add_argument(
+        "--explore-more-seconds",
+        type=float,
+        default=EXPLORE_MORE_SECONDS,
+        help="exploration budget of every further seed",
+    )
+    parser.add_argument(
+        "--shrink-seconds", type=float, default=SHRINK_SECONDS, help="shrink budget per violation"
+    )
+    parser.add_argument(
+        "--max-examples", type=int, default=DEFAULT_EXAMPLES, help="generated examples per run"
+    )
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="per-call limit")
+    parser.add_argument("--jobs", type=int, default=1, help="runs at a time (at most 2 here)")
+    parser.add_argument("--evidence", type=Path, default=DEFAULT_EVIDENCE)
     parser.add_argument("--doc", type=Path, default=DEFAULT_DOC, help="the page to write")
-    parser.add_argument("--max-examples", type=int, default=DEFAULT_EXAMPLES)
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=2.0)
     parser.add_argument(
-        "--render-only", action="store_true", help="only render the reports already in --out"
-    )
-    parser.add_argument("--run-only", action="store_true", help="only run, do not render")
-    parser.add_argument(
-        "--strict",
+        "--render-only",
         action="store_true",
-        help="exit 1 if a violation has no reviewed explanation, or its "
-        "counterexample does not match the review",
+        help="render the page from the evidence and findings; run nothing",
     )
-    args = parser.parse_args(argv)
-    unknown = [n for n in args.adapters if n not in BY_NAME]
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 if the evidence and the findings disagree"
+    )
+    return parser
+
+
+def _plan(
+    names: Sequence[str], count: int, kept: Mapping[str, list[dict[str, Any]]] | None
+) -> dict[str, list[int]]:
+    """The seeds each adapter runs: FIRST_SEED on, or after the seeds it already has."""
+    plan = {}
+    for name in names:
+        start = max((int(r["seed"]) for r in (kept or {}).get(name, [])), default=FIRST_SEED - 1)
+        plan[name] = (
+            [start + 1 + k for k in range(count)]
+            if kept is not None
+            else [FIRST_SEED + k for k in range(count)]
+        )
+    return plan
+
+
+def _chosen(parser: argparse.ArgumentParser, only: Iterable[str]) -> list[str]:
+    """The adapters to run: the named ones, else every installed one."""
+    unknown = [n for n in only if n not in BY_NAME]
     if unknown:
         parser.error(f"unknown adapter(s) {', '.join(unknown)}; known: {', '.join(BY_NAME)}")
+    return list(only) or [a.name for a in ADAPTERS if a.installed]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run (unless --render-only), store the evidence, render the page, report problems."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    evidence = load_evidence(args.evidence)
+    os.environ.setdefault(LOAD_TIMEOUT_VAR, LOAD_TIMEOUT)
     if not args.render_only:
-        names = args.adapters or [a.name for a in ADAPTERS if a.installed]
+        names = _chosen(parser, args.only)
         if not names:
-            print(
-                "no adapter library is installed: pip install 'chunk-contract[peers]'",
-                file=sys.stderr,
-            )
+            print("no adapter can run here: pip install 'chunk-contract[peers]'", file=sys.stderr)
             return 2
-        run_all(
-            args.out,
-            names,
-            max_examples=args.max_examples,
-            seed=args.seed,
-            jobs=args.jobs,
-            timeout=args.timeout,
+        budget = Budget(
+            args.max_examples,
+            args.timeout,
+            explore_seconds=args.explore_seconds,
+            explore_more_seconds=args.explore_more_seconds,
+            shrink_seconds=args.shrink_seconds,
         )
-    if not args.run_only:
-        page, problems = render(args.out)
-        args.doc.parent.mkdir(parents=True, exist_ok=True)
-        args.doc.write_text(page, encoding="utf-8")
-        print(f"wrote {args.doc}")
-        for problem in problems:
-            print(f"  {problem}", file=sys.stderr)
-        if problems and args.strict:
-            return 1
-    return 0
+        kept = {n: evidence.get(n, {}).get("runs", []) for n in names} if args.add_seeds else None
+        plan = _plan(names, args.add_seeds or args.seeds, kept)
+
+        def keep(name: str, found: dict[str, Any]) -> None:
+            evidence[name] = found
+            save_evidence(args.evidence, evidence)
+
+        run_adapters(plan, budget, jobs=args.jobs, on_run=keep, kept=kept)
+        print(f"wrote {args.evidence}")
+    page, problems = render(evidence, findings.load(), findings.notes())
+    args.doc.parent.mkdir(parents=True, exist_ok=True)
+    args.doc.write_text(page, encoding="utf-8")
+    print(f"wrote {args.doc}")
+    for problem in problems:
+        print(f"  {problem}", file=sys.stderr)
+    return 1 if problems and args.strict else 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["library_version", "main", "render", "run_all"]
+__all__ = ["Budget", "Cell", "load_evidence", "main", "render", "review", "run_one"]

@@ -17,23 +17,27 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from contract.integrations.adapters._base import Adapter, record, require
-
-_DIST, _MODULE = "langchain-text-splitters", "langchain_text_splitters"
-
-require(_MODULE, _DIST, "contract.integrations.adapters.langchain")
+from contract.integrations.adapters._base import Adapter, record
 
 
 class _LangChain(Adapter):
-    distribution: ClassVar[str] = _DIST
-    module: ClassVar[str] = _MODULE
-    #: The splitter class's name in ``langchain_text_splitters``.
-    splitter: ClassVar[str] = ""
+    """A splitter class of ``langchain_text_splitters`` (named by ``splitter``)."""
+
+    distribution: ClassVar[str] = "langchain-text-splitters"
+    module: ClassVar[str] = "langchain_text_splitters"
+    version: ClassVar[str] = "1.1.3"
+    offsets: ClassVar[str] = "`start_index` (add_start_index)"
+    choices: ClassVar[dict[str, str]] = {
+        "length_function": "len (codepoints)",
+        "add_start_index": "True",
+    }
 
     def setup(self) -> None:
+        """The splitter class."""
         self.cls = getattr(self.lib, self.splitter)
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        """``create_documents`` with ``chunk_size=max_size``, ``chunk_overlap=overlap``."""
         splitter = self.cls(
             chunk_size=max_size, chunk_overlap=overlap, length_function=len, add_start_index=True
         )
@@ -41,6 +45,7 @@ class _LangChain(Adapter):
 
 
 def _from_document(doc: Any) -> dict[str, Any]:
+    """A chunk record from a LangChain ``Document``: ``start_index`` as ``start``."""
     text = doc.page_content
     start = doc.metadata.get("start_index")
     return record(text, start, None if start is None else start + len(text))
@@ -66,6 +71,7 @@ class Markdown(_LangChain):
 
     name = "langchain-markdown"
     splitter = "MarkdownTextSplitter"
+    documents = "markdown"
 
 
 #: Heading markers and the metadata keys they are reported under, outermost first.
@@ -82,10 +88,18 @@ class MarkdownHeaders(_LangChain):
 
     name = "langchain-markdown-headers"
     splitter = "MarkdownHeaderTextSplitter"
+    documents = "markdown"
+    offsets = "none (placed by the contract)"
+    choices: ClassVar[dict[str, str]] = {
+        "headers_to_split_on": "# to ###### (h1-h6)",
+        "strip_headers": "False",
+        "max_size, overlap": "ignored (no such parameters)",
+    }
     #: Splitting at headings is what the splitter is for.
     promises = frozenset({"heading_boundary"})
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        """One chunk per heading section, its heading path as ``section``."""
         splitter = self.cls(headers_to_split_on=list(HEADERS), strip_headers=False)
         out = []
         for doc in splitter.split_text(document):

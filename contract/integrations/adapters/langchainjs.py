@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 #: The folder of the npm lockfile and the bridge script.
@@ -52,18 +53,42 @@ def unavailable() -> str | None:
     return None
 
 
+#: The record fields every LangChain.js splitter shares (see :class:`JsSplitter`).
+VERSION = "1.0.2"
+CHOICES: dict[str, str] = {
+    "lengthFunction": "code points (the library's default counts UTF-16 units)",
+    "createDocuments": "text and `loc.lines` only",
+}
+
+
 @dataclass(frozen=True)
 class JsSplitter:
-    """One LangChain.js splitter, run out of process by the bridge script."""
+    """One LangChain.js splitter, run out of process by the bridge script.
+
+    A record of the same shape as the class variables of
+    :class:`contract.integrations.adapters._base.Adapter`, so that the catalogue and the matrix
+    treat it like any adapter; ``argument`` is what the
+    bridge is given to pick the splitter.
+    """
 
     name: str  # the entry-point name
-    splitter: str  # the bridge's argument
-    wraps: str  # what it wraps, in the library's terms
+    argument: str  # the bridge's argument
+    splitter: str  # what it wraps, in the library's terms
+    documents: str = "text"
+    distribution: str = NPM_PACKAGE
+    module: str = NPM_PACKAGE
+    version: str = VERSION
+    unit: str = "chars"
+    kind: str = "text"
+    newlines: str = "preserve"
+    promises: frozenset[str] = frozenset()
+    offsets: str = "none (placed by the contract; `loc.lines` for lines)"
+    choices: Mapping[str, str] = field(default_factory=lambda: dict(CHOICES), compare=False)
 
     @property
     def exec_command(self) -> list[str]:
-        """``[node, bridge.mjs, splitter]``, both paths absolute (``node`` if not on PATH)."""
-        return [node() or "node", str(BRIDGE), self.splitter]
+        """``[node, bridge.mjs, argument]``, both paths absolute (``node`` if not on PATH)."""
+        return [node() or "node", str(BRIDGE), self.argument]
 
     @property
     def target(self) -> str:
@@ -78,13 +103,21 @@ class JsSplitter:
 
 Recursive = JsSplitter("langchainjs-recursive", "recursive", "RecursiveCharacterTextSplitter")
 Character = JsSplitter("langchainjs-character", "character", "CharacterTextSplitter")
-Markdown = JsSplitter("langchainjs-markdown", "markdown", "MarkdownTextSplitter")
-Latex = JsSplitter("langchainjs-latex", "latex", "LatexTextSplitter")
+Markdown = JsSplitter(
+    "langchainjs-markdown", "markdown", "MarkdownTextSplitter", documents="markdown"
+)
+Latex = JsSplitter("langchainjs-latex", "latex", "LatexTextSplitter", documents="latex")
 Python = JsSplitter(
-    "langchainjs-python", "python", 'RecursiveCharacterTextSplitter.fromLanguage("python")'
+    "langchainjs-python",
+    "python",
+    'RecursiveCharacterTextSplitter.fromLanguage("python")',
+    documents="code:python",
 )
 JavaScript = JsSplitter(
-    "langchainjs-js", "js", 'RecursiveCharacterTextSplitter.fromLanguage("js")'
+    "langchainjs-js",
+    "js",
+    'RecursiveCharacterTextSplitter.fromLanguage("js")',
+    documents="code:javascript",
 )
 
 #: Every LangChain.js adapter, in entry-point order.
@@ -94,10 +127,12 @@ BY_NAME: dict[str, JsSplitter] = {s.name: s for s in SPLITTERS}
 __all__ = [
     "BRIDGE",
     "BY_NAME",
+    "CHOICES",
     "INSTALL",
     "NPM_PACKAGE",
     "PACKAGE_DIR",
     "SPLITTERS",
+    "VERSION",
     "JsSplitter",
     "node",
     "npm_version",

@@ -19,18 +19,23 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from contract.integrations.adapters._base import Adapter, record, require
-
-_DIST, _MODULE = "llama-index-core", "llama_index.core"
-
-require(_MODULE, _DIST, "contract.integrations.adapters.llamaindex")
+from contract.integrations.adapters._base import Adapter, record
 
 
 class _LlamaIndex(Adapter):
-    distribution: ClassVar[str] = _DIST
-    module: ClassVar[str] = _MODULE
+    """A node parser of ``llama_index.core.node_parser`` (made by :meth:`parser`)."""
+
+    distribution: ClassVar[str] = "llama-index-core"
+    module: ClassVar[str] = "llama_index.core"
+    version: ClassVar[str] = "0.14.25"
+    offsets: ClassVar[str] = "`start_char_idx`/`end_char_idx`"
+    choices: ClassVar[dict[str, str]] = {
+        "tokenizer": "list (codepoints)",
+        "include_metadata": "False",
+    }
 
     def setup(self) -> None:
+        """The document class, the parsers and the metadata mode."""
         from llama_index.core import Document, node_parser
         from llama_index.core.schema import MetadataMode
 
@@ -39,14 +44,17 @@ class _LlamaIndex(Adapter):
         self.metadata_none = MetadataMode.NONE
 
     def parser(self, max_size: int, overlap: int) -> Any:
+        """The node parser for one config."""
         raise NotImplementedError
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        """``get_nodes_from_documents`` on one ``Document``."""
         parser = self.parser(max_size, overlap)
         nodes = parser.get_nodes_from_documents([self.document_cls(text=document)])
         return [self.chunk(node) for node in nodes]
 
     def chunk(self, node: Any) -> dict[str, Any]:
+        """A chunk record from a node: its text, offsets and id."""
         # start_char_idx=None (the library's find() failed) is passed as "not reported": the
         # contract then reports the output's partly missing offsets (span_fidelity), and never
         # places that node quietly.
@@ -62,8 +70,10 @@ class Sentence(_LlamaIndex):
     """``SentenceSplitter``: paragraphs, then sentences (NLTK punkt), then phrases, then words."""
 
     name = "llamaindex-sentence"
+    splitter = "SentenceSplitter"
 
     def parser(self, max_size: int, overlap: int) -> Any:
+        """``SentenceSplitter(chunk_size=max_size, chunk_overlap=overlap)``."""
         return self.parsers.SentenceSplitter(
             chunk_size=max_size, chunk_overlap=overlap, tokenizer=list, include_metadata=False
         )
@@ -73,8 +83,10 @@ class Token(_LlamaIndex):
     """``TokenTextSplitter``: words (separator ``" "``, backup ``"\\n"``), then characters."""
 
     name = "llamaindex-token"
+    splitter = "TokenTextSplitter"
 
     def parser(self, max_size: int, overlap: int) -> Any:
+        """``TokenTextSplitter(chunk_size=max_size, chunk_overlap=overlap)``."""
         return self.parsers.TokenTextSplitter(
             chunk_size=max_size, chunk_overlap=overlap, tokenizer=list, include_metadata=False
         )
@@ -88,15 +100,24 @@ class Markdown(_LlamaIndex):
     """``MarkdownNodeParser``: one node per heading section; no size or overlap parameter."""
 
     name = "llamaindex-markdown"
+    splitter = "MarkdownNodeParser"
+    documents = "markdown"
+    choices: ClassVar[dict[str, str]] = {
+        "include_metadata": "True (for header_path)",
+        "header_path_separator": "'\\x1f'",
+        "max_size, overlap": "ignored (no such parameters)",
+    }
     #: Splitting at headings is what the parser is for.
     promises = frozenset({"heading_boundary"})
 
     def parser(self, max_size: int, overlap: int) -> Any:
+        """``MarkdownNodeParser``; the config is ignored."""
         return self.parsers.MarkdownNodeParser(
             include_metadata=True, header_path_separator=_PATH_SEPARATOR
         )
 
     def chunk(self, node: Any) -> dict[str, Any]:
+        """The base record, with ``header_path`` as ``section``."""
         out = super().chunk(node)
         path = node.metadata.get("header_path")
         if isinstance(path, str):  # "\x1f" at the top, "\x1fA\x1fB\x1f" under A > B

@@ -14,21 +14,22 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from contract.integrations.adapters._base import Adapter, record, require
-
-_DIST, _MODULE = "semchunk", "semchunk"
-
-require(_MODULE, _DIST, "contract.integrations.adapters.semchunk")
+from contract.integrations.adapters._base import Adapter, record
 
 
 class Semchunk(Adapter):
     """``semchunk.chunkerify(len, max_size)(document, offsets=True, overlap=overlap)``."""
 
     name = "semchunk"
-    distribution: ClassVar[str] = _DIST
-    module: ClassVar[str] = _MODULE
+    distribution: ClassVar[str] = "semchunk"
+    module: ClassVar[str] = "semchunk"
+    version: ClassVar[str] = "4.1.1"
+    splitter: ClassVar[str] = "semchunk.chunkerify"
+    offsets: ClassVar[str] = "`offsets=True`"
+    choices: ClassVar[dict[str, str]] = {"token_counter": "len (codepoints)"}
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        """The chunks and their ``(start, end)`` offsets."""
         chunker = self.lib.chunkerify(len, chunk_size=max_size)
         chunks, offsets = chunker(document, offsets=True, overlap=overlap)
         return [record(text, start, end) for text, (start, end) in zip(chunks, offsets)]

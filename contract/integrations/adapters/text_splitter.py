@@ -13,22 +13,27 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from contract.integrations.adapters._base import Adapter, record, require
-
-_DIST, _MODULE = "semantic-text-splitter", "semantic_text_splitter"
-
-require(_MODULE, _DIST, "contract.integrations.adapters.text_splitter")
+from contract.integrations.adapters._base import Adapter, record
 
 
 class _TextSplitter(Adapter):
-    distribution: ClassVar[str] = _DIST
-    module: ClassVar[str] = _MODULE
-    splitter: ClassVar[str] = ""
+    """A splitter class of ``semantic_text_splitter`` (named by ``splitter``)."""
+
+    distribution: ClassVar[str] = "semantic-text-splitter"
+    module: ClassVar[str] = "semantic_text_splitter"
+    version: ClassVar[str] = "0.33.1"
+    offsets: ClassVar[str] = "`chunk_indices`"
+    choices: ClassVar[dict[str, str]] = {
+        "capacity": "max_size (characters: the plain constructor)",
+        "trim": "True (default)",
+    }
 
     def setup(self) -> None:
+        """The splitter class."""
         self.cls = getattr(self.lib, self.splitter)
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        """``chunk_indices``: each chunk's character offset and text."""
         splitter = self.cls(max_size, overlap=overlap)
         return [
             record(text, start, start + len(text))
@@ -49,6 +54,7 @@ class Markdown(_TextSplitter):
 
     name = "text-splitter-markdown"
     splitter = "MarkdownSplitter"
+    documents = "markdown"
 
 
 text = Text

@@ -1,0 +1,285 @@
+"""docs/conformance.md agrees with its evidence and the reviewed findings (no library needed).
+
+The page is rendered from docs/conformance-evidence.json and
+contract/integrations/adapters/findings/*.toml; the committed page must be exactly that render, and
+every disagreement between evidence and
+findings (a violation without a finding, an ``expect`` that does not match, a finding no seed
+reproduced) is a problem that ``--strict`` fails on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contract.integrations.adapters import BY_NAME, conformance, findings
+from contract.integrations.adapters.conformance import Budget, cell_text, review, seed_evidence
+from contract.integrations.adapters.findings import Finding, Notes
+
+ROOT = Path(__file__).resolve().parents[2]
+EVIDENCE = ROOT / "docs" / "conformance-evidence.json"
+DOC = ROOT / "docs" / "conformance.md"
+
+
+def finding(expect: str, verdict: str = "bug") -> Finding:
+    """A finding as the loader makes it."""
+    return Finding(
+        verdict, "summary", "explanation", "where", "", expect, None, "t.toml, finding 1"
+    )
+
+
+def report(violations: dict[str, str], *, passed: tuple[str, ...] = ("ordered",)) -> dict[str, Any]:
+    """A JSON report (SPEC §7) with the given violations (invariant: message)."""
+    items = [
+        {
+            "id": rule,
+            "status": "violated",
+            "examples": 10,
+            "counterexample": {
+                "document": "x a",
+                "config": {"max_size": 1, "overlap": 0},
+                "message": message,
+                "chunks": [{"text": " ", "start": 1, "end": 2}],
+                "shrunk": True,
+            },
+        }
+        for rule, message in violations.items()
+    ]
+    items += [
+        {"id": rule, "status": "passed", "examples": 40, "counterexample": None} for rule in passed
+    ]
+    items.append({"id": "unique_ids", "status": "skipped", "examples": 0, "counterexample": None})
+    return {
+        "examples": 40,
+        "examples_asked": 50,
+        "stopped_early": None,
+        "elapsed": 1.0,
+        "invariants": items,
+    }
+
+
+def evidence(*reports: dict[str, Any]) -> dict[str, Any]:
+    """One adapter's evidence over one seed per report."""
+    budget = Budget(100, 5.0)
+    runs = [
+        seed_evidence("semchunk", k + 1, budget, r, first=k == 0) for k, r in enumerate(reports)
+    ]
+    return conformance.adapter_evidence(BY_NAME["semchunk"], runs, budget)
+
+
+WHITESPACE = "chunk[1] [1:2) is whitespace-only ' '"
+
+
+def test_a_reviewed_violation_states_its_verdict_and_seeds() -> None:
+    ev = evidence(report({"non_empty": WHITESPACE}), report({}))
+    cell = review(
+        "semchunk", "non_empty", ev, {("semchunk", "non_empty"): finding("whitespace-only")}
+    )
+    assert cell.problem is None and cell_text(cell) == "✗ bug 1/2"
+
+
+def test_a_passed_cell_states_its_evidence_summed_over_seeds() -> None:
+    ev = evidence(report({}), report({}), report({}))
+    cell = review("semchunk", "ordered", ev, {})
+    assert cell.problem is None and cell_text(cell) == "✓ 120"
+    assert cell_text(review("semchunk", "unique_ids", ev, {})) == "·"
+
+
+def test_a_violation_without_a_finding_is_a_problem() -> None:
+    cell = review("semchunk", "non_empty", evidence(report({"non_empty": WHITESPACE})), {})
+    assert cell.problem and cell.problem.startswith("NOT REVIEWED")
+    assert cell_text(cell) == "✗ ? 1/1"
+
+
+def test_a_message_the_finding_does_not_expect_on_any_seed_is_a_problem() -> None:
+    ev = evidence(report({"non_empty": WHITESPACE}), report({"non_empty": "chunk[0] is empty"}))
+    cell = review("semchunk", "non_empty", ev, {("semchunk", "non_empty"): finding("whitespace")})
+    assert cell.problem and cell.problem.startswith("REVIEW AGAIN: 1 seed(s)")
+    assert "chunk[0] is empty" in cell.problem and cell_text(cell) == "✗ ? 2/2"
+
+
+def test_a_finding_no_seed_reproduced_is_a_problem() -> None:
+    """A ✓ cell that contradicts a reviewed finding (issue 14) is never shown as plain ✓."""
+    cell = review(
+        "semchunk",
+        "ordered",
+        evidence(report({})),
+        {("semchunk", "ordered"): finding("start does not increase")},
+    )
+    assert cell.problem and cell.problem.startswith("NOT REPRODUCED")
+
+
+def test_the_page_marks_problems_and_strict_fails_on_them(tmp_path: Path) -> None:
+    path = tmp_path / "evidence.json"
+    conformance.save_evidence(path, {"semchunk": evidence(report({"non_empty": WHITESPACE}))})
+    doc = tmp_path / "page.md"
+    argv = ["--render-only", "--evidence", str(path), "--doc", str(doc)]
+    assert conformance.main(argv) == 0
+    assert conformance.main([*argv, "--strict"]) == 1
+    page = doc.read_text("utf-8")
+    assert "| `semchunk` |" in page and "✗ ? 1/1" in page and "NOT REVIEWED" in page
+
+
+def test_only_reruns_the_named_adapters_and_keeps_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "evidence.json"
+    old = evidence(report({}))
+    conformance.save_evidence(path, {"semchunk": old, "text-splitter": old})
+    fresh = evidence(report({}), report({}))
+
+    def fake_run(
+        plan: dict[str, list[int]], budget: Budget, *, jobs: int, on_run: Any, kept: Any
+    ) -> dict[str, Any]:
+        assert plan == {"text-splitter": [1, 2]} and budget.max_examples == 7 and kept is None
+        on_run("text-splitter", fresh)
+        return {"text-splitter": fresh}
+
+    monkeypatch.setattr(conformance, "run_adapters", fake_run)
+    argv = [
+        "--only",
+        "text-splitter",
+        "--seeds",
+        "2",
+        "--max-examples",
+        "7",
+        "--evidence",
+        str(path),
+        "--doc",
+        str(tmp_path / "page.md"),
+    ]
+    assert conformance.main(argv) == 0
+    kept = conformance.load_evidence(path)
+    assert kept["semchunk"] == old and len(kept["text-splitter"]["runs"]) == 2
+
+
+def test_add_seeds_keeps_the_runs_and_numbers_the_new_seeds_after_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "evidence.json"
+    conformance.save_evidence(path, {"semchunk": evidence(report({}), report({}))})
+    seen: dict[str, Any] = {}
+
+    def fake_run(
+        plan: dict[str, list[int]], budget: Budget, *, jobs: int, on_run: Any, kept: Any
+    ) -> dict[str, Any]:
+        seen.update(plan=plan, kept=kept, budget=budget)
+        return {}
+
+    monkeypatch.setattr(conformance, "run_adapters", fake_run)
+    argv = [
+        "--only",
+        "semchunk",
+        "--add-seeds",
+        "3",
+        "--explore-more-seconds",
+        "12",
+        "--evidence",
+        str(path),
+        "--doc",
+        str(tmp_path / "page.md"),
+    ]
+    assert conformance.main(argv) == 0
+    assert seen["plan"] == {"semchunk": [3, 4, 5]}
+    assert [r["seed"] for r in seen["kept"]["semchunk"]] == [1, 2]
+    assert seen["budget"].explore_more_seconds == 12
+
+
+def test_only_the_first_seed_of_a_fresh_run_plays_the_seed_independent_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[str, int, bool]] = []
+
+    def fake_one(name: str, seed: int, budget: Budget, *, first: bool) -> dict[str, Any]:
+        calls.append((name, seed, first))
+        return seed_evidence(name, seed, budget, report({}), first=first)
+
+    monkeypatch.setattr(conformance, "run_one", fake_one)
+    monkeypatch.setattr(conformance, "ProcessPoolExecutor", _InlinePool)
+    plan = {"semchunk": [1, 2], "text-splitter": [1, 2]}
+    out = conformance.run_adapters(plan, Budget(5, 5.0), jobs=1)
+    assert calls == [
+        ("semchunk", 1, True),
+        ("text-splitter", 1, True),
+        ("semchunk", 2, False),
+        ("text-splitter", 2, False),
+    ]
+    assert [r["first"] for r in out["semchunk"]["runs"]] == [True, False]
+    calls.clear()
+    conformance.run_adapters({"semchunk": [3]}, Budget(5, 5.0), jobs=1, kept={"semchunk": []})
+    assert calls == [("semchunk", 3, False)]
+
+
+class _InlinePool:
+    """A stand-in for ProcessPoolExecutor that runs each call at once, in this process."""
+
+    def __init__(self, max_workers: int) -> None:
+        self.max_workers = max_workers
+
+    def __enter__(self) -> _InlinePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def submit(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        from concurrent.futures import Future
+
+        future: Future[Any] = Future()
+        future.set_result(fn(*args, **kwargs))
+        return future
+
+
+def test_separated_surrogates_survive_the_evidence_file(tmp_path: Path) -> None:
+    path = tmp_path / "evidence.json"
+    ev = evidence(report({"non_empty": "chunk '\udbff' then '\udc00'"}))
+    ev["runs"][0]["violations"]["non_empty"]["document"] = "x\udbff\udc00y"
+    conformance.save_evidence(path, {"semchunk": ev})
+    back = conformance.load_evidence(path)["semchunk"]["runs"][0]["violations"]["non_empty"]
+    assert back["document"] == "x\udbff\udc00y" and len(back["document"]) == 4
+
+
+# --------------------------------------------------------------------------- the committed page
+
+
+@pytest.fixture(scope="module")
+def committed() -> dict[str, Any]:
+    """The committed evidence."""
+    return conformance.load_evidence(EVIDENCE)
+
+
+def test_the_committed_page_is_the_render_of_evidence_and_findings(
+    committed: dict[str, Any],
+) -> None:
+    page, _ = conformance.render(committed, findings.load(), findings.notes())
+    assert DOC.read_text("utf-8") == page, (
+        "docs/conformance.md is out of date: "
+        "python -m contract.integrations.adapters.conformance --render-only"
+    )
+
+
+def test_the_committed_evidence_and_findings_agree(committed: dict[str, Any]) -> None:
+    _, problems = conformance.render(committed, findings.load(), findings.notes())
+    assert problems == []
+
+
+def test_every_adapter_has_evidence_on_five_seeds(committed: dict[str, Any]) -> None:
+    from contract.integrations.adapters import ADAPTERS
+
+    short = {a.name: len(committed.get(a.name, {}).get("runs", [])) for a in ADAPTERS}
+    assert {name: n for name, n in short.items() if n < 5} == {}
+
+
+def test_every_finding_matches_its_recorded_messages(committed: dict[str, Any]) -> None:
+    for (name, rule), found in findings.load().items():
+        for run in committed.get(name, {}).get("runs", []):
+            if rule in run["violations"]:
+                assert found.matches(run["violations"][rule]["message"]), (name, rule, run["seed"])
+
+
+def test_notes_render_under_their_adapter() -> None:
+    notes = Notes({"semchunk": "seen by hand"}, ("- a contract note",))
+    page, _ = conformance.render({"semchunk": evidence(report({}))}, {}, notes)
+    assert "Note: seen by hand" in page and "- a contract note" in page
