@@ -34,11 +34,20 @@ OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFL
 PROGRESS = ["-ra", "--durations=15"]
 
 
+#: The fast suite runs on 2 xdist workers, one per core of the 2-core target machine: much of
+#: its wall time is waiting (timeouts that a hang test must wait out, worker and interpreter
+#: start-ups), which a second worker overlaps. ``--dist loadfile`` keeps each test file in one
+#: worker, so a module fixture (a shared run, tests/defects' pool of runs) runs once, not once
+#: per worker. No verdict depends on the load this adds: the suite is run on a busy machine
+#: (see README, "Running the tests"). ``nox -s tests -- -n 0`` runs it in one process.
+XDIST = ["-n", "2", "--dist", "loadfile"]
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """The contributor's suite: every test but the slow ones (see tests/conftest.py)."""
     session.install("-e", ".[dev]")
-    session.run("pytest", "-m", "not slow", *PROGRESS, *session.posargs)
+    session.run("pytest", "-m", "not slow", *XDIST, *PROGRESS, *session.posargs)
 
 
 @nox.session

@@ -225,12 +225,21 @@ def _wanted(session: pytest.Session) -> list[tuple[str, str, int]]:
     return sorted(jobs, key=lambda j: (j[1] not in HANGS, j[0] != "defect"))
 
 
+def _file_is_whole_here(config: pytest.Config) -> bool:
+    """Whether this process runs every selected test of this file: always without xdist, and
+    under ``--dist loadfile``/``loadscope`` (nox -s tests). Under another xdist mode each worker
+    sees every item but runs only some, so prefetching them all would run each twice."""
+    if not hasattr(config, "workerinput"):
+        return True
+    return config.getoption("dist", "no") in ("loadfile", "loadscope")
+
+
 @pytest.fixture(scope="module")
 def runs(request: pytest.FixtureRequest) -> Any:
     """``runs(kind, name, seed)`` -> the RunResult, computed in the pool when there is one."""
     global _POOL
     jobs = _wanted(request.session)
-    if _jobs() > 1 and len(jobs) > 1:
+    if _jobs() > 1 and len(jobs) > 1 and _file_is_whole_here(request.config):
         _POOL = ProcessPoolExecutor(_jobs(), mp_context=get_context("fork"))
         for job in jobs:
             _FUTURES[job] = _POOL.submit(_run_job, job)
