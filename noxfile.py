@@ -37,8 +37,8 @@ PROGRESS = ["-ra", "--durations=15"]
 #: The fast suite runs on 2 xdist workers, one per core of the 2-core target machine: much of
 #: its wall time is waiting (timeouts that a hang test must wait out, worker and interpreter
 #: start-ups), which a second worker overlaps. ``--dist loadfile`` keeps each test file in one
-#: worker, so a module fixture (a shared run, tests/defects' pool of runs) runs once, not once
-#: per worker. No verdict depends on the load this adds: the suite is run on a busy machine
+#: worker, so a module fixture (a shared run such as tests/gate's reports) runs once, not once
+#: per worker; tests/defects then computes its runs in its worker instead of in a pool. No verdict depends on the load this adds: the suite is run on a busy machine
 #: (see README, "Running the tests"). ``nox -s tests -- -n 0`` runs it in one process.
 XDIST = ["-n", "2", "--dist", "loadfile"]
 

@@ -192,8 +192,8 @@ def test_witness(name: str) -> None:
 
 # The full runs are the slow part (exploring, then shrinking each finding). They are started
 # together, on the first test that needs one, in a pool of DEFECT_TEST_JOBS processes (default:
-# up to 2, one per core); each test then waits for its own run. DEFECT_TEST_JOBS=1 runs them
-# in this process, one by one, as the tests come.
+# up to 2, one per core); each test then waits for its own run. DEFECT_TEST_JOBS=1, and any
+# xdist worker, runs them in this process, one by one, as the tests come.
 
 _FUTURES: dict[tuple[str, str, int], Future[RunResult]] = {}
 _POOL: ProcessPoolExecutor | None = None
@@ -226,12 +226,10 @@ def _wanted(session: pytest.Session) -> list[tuple[str, str, int]]:
 
 
 def _file_is_whole_here(config: pytest.Config) -> bool:
-    """Whether this process runs every selected test of this file: always without xdist, and
-    under ``--dist loadfile``/``loadscope`` (nox -s tests). Under another xdist mode each worker
-    sees every item but runs only some, so prefetching them all would run each twice."""
-    if not hasattr(config, "workerinput"):
-        return True
-    return config.getoption("dist", "no") in ("loadfile", "loadscope")
+    """Whether to prefetch the runs in a pool: not in an xdist worker (nox -s tests), where
+    xdist already keeps every core busy, and a worker sees every collected item but may run
+    only some (each worker would compute every run)."""
+    return not hasattr(config, "workerinput")
 
 
 @pytest.fixture(scope="module")
