@@ -36,11 +36,13 @@ PROGRESS = ["-ra", "--durations=15"]
 
 #: The fast suite runs on 2 xdist workers, one per core of the 2-core target machine: much of
 #: its wall time is waiting (timeouts that a hang test must wait out, worker and interpreter
-#: start-ups), which a second worker overlaps. ``--dist loadfile`` keeps each test file in one
-#: worker, so a module fixture (a shared run such as tests/gate's reports) runs once, not once
-#: per worker; tests/defects then computes its runs in its worker instead of in a pool. No verdict depends on the load this adds: the suite is run on a busy machine
-#: (see README, "Running the tests"). ``nox -s tests -- -n 0`` runs it in one process.
-XDIST = ["-n", "2", "--dist", "loadfile"]
+#: start-ups), which a second worker overlaps. xdist's default ``--dist load`` balances best:
+#: under ``loadfile`` tests/defects (a run per test, about a third of the suite's CPU) would be
+#: one worker's serial tail. The few module fixtures (tests/gate's two report runs, the Rust
+#: build) run once per worker that needs them; tests/defects computes each run in the worker
+#: that runs its test (no prefetch pool under xdist). No verdict depends on the load this adds:
+#: the suite was run on a busy machine (README, "Running the tests"). ``-- -n 0``: one process.
+XDIST = ["-n", "2"]
 
 
 @nox.session
