@@ -326,7 +326,12 @@ def test_memory_growth_is_reported_as_memory() -> None:
 # --------------------------------------------------------------------------- correct chunkers
 
 
-@pytest.mark.parametrize("seed", CORRECT_SEEDS)
+#: Every correct chunker runs on the first seed in ``nox -s tests``; the further seeds (the same
+#: runs again, 3-4 s of CPU each) are ``slow``: CI runs them, a contributor need not each time.
+@pytest.mark.parametrize("seed", [
+    pytest.param(seed, marks=[pytest.mark.slow] if seed != CORRECT_SEEDS[0] else [])
+    for seed in CORRECT_SEEDS
+])
 @pytest.mark.parametrize("name", [
     pytest.param(n, marks=_xfail(n, KNOWN_FALSE_POSITIVES)) for n in CORRECT
 ])
