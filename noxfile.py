@@ -37,11 +37,22 @@ OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFL
 PROGRESS = ["-ra", "--durations=15"]
 
 
+#: The fast suite runs on 2 xdist workers, one per core of the 2-core target machine: much of
+#: its wall time is waiting (timeouts that a hang test must wait out, worker and interpreter
+#: start-ups), which a second worker overlaps. xdist's default ``--dist load`` balances best:
+#: under ``loadfile`` tests/defects (a run per test, about a third of the suite's CPU) would be
+#: one worker's serial tail. The few module fixtures (tests/gate's two report runs, the Rust
+#: build) run once per worker that needs them; tests/defects computes each run in the worker
+#: that runs its test (no prefetch pool under xdist). No verdict depends on the load this adds:
+#: the suite was run on a busy machine (README, "Running the tests"). ``-- -n 0``: one process.
+XDIST = ["-n", "2"]
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """The contributor's suite: every test but the slow ones (see tests/conftest.py)."""
     session.install("-e", ".[dev]")
-    session.run("pytest", "-m", "not slow", *PROGRESS, *session.posargs)
+    session.run("pytest", "-m", "not slow", *XDIST, *PROGRESS, *session.posargs)
 
 
 @nox.session

@@ -172,6 +172,7 @@ def _counterexample(
             timeout=timeout,
             memory_mb=memory_mb,
             chunks=seen.records,
+            base=plugin.cwd,
         ),
         REPRODUCERS,
     )
@@ -179,9 +180,20 @@ def _counterexample(
     return example
 
 
+def _load_saved(saved: reproducers.Reproducer) -> Plugin:
+    """The plugin of ``saved``; an ``exec:`` command runs in the folder the run ran it in
+    (``base``), so that ``replay`` works from any folder."""
+    from contract.engine.outofprocess import is_out_of_process, load_out_of_process
+
+    if is_out_of_process(saved.target) and saved.base is not None:
+        plugin: Plugin = load_out_of_process(saved.target, cwd=saved.base)
+        return plugin
+    return load(saved.target)
+
+
 def replay(saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: int | None) -> int:
     """Re-run one counterexample: exit 1 if it still violates its invariant, else 0."""
-    plugin = load(saved.target)
+    plugin = _load_saved(saved)
     if plugin.kind != saved.kind:
         raise TargetError(
             f"{saved.target}: is a {plugin.kind} plugin; the reproducer is {saved.kind}"

@@ -28,11 +28,21 @@ _STATE, _PGRP, _SESSION, _UTIME, _STIME, _CUTIME, _CSTIME, _RSS = 0, 2, 3, 11, 1
 
 
 def _stat(pid: int | str) -> list[str] | None:
-    """The fields of ``/proc/PID/stat`` after the command name, or None if it is gone."""
+    """The fields of ``/proc/PID/stat`` after the command name, or None if it is gone.
+
+    Read with bare ``os`` calls: :func:`members` reads one per process on the machine, every
+    memory tick of a call, and pathlib plus a buffered file cost most of that scan.
+    """
     try:
-        raw = (_PROC / str(pid) / "stat").read_bytes()
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
     except OSError:
         return None
+    try:
+        raw = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return raw[raw.rfind(b")") + 2 :].decode("ascii", "replace").split()
 
 

@@ -502,6 +502,7 @@ def _save(
         memory_mb=config.memory_mb,
         chunks=found.chunks,
         seed=the_seed,
+        base=plugin.cwd,  # an exec: command's folder (None: found by reproducers.base_of)
     )
     if shared is not None and found.invariant not in _NOT_REPLAYABLE:
         shared.save(saved)

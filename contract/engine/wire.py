@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -254,17 +255,12 @@ class _AstralTable:
 
     def __init__(self, document: str) -> None:
         self.document = document
-        self.starts: list[int] = []  # UTF-16 offset of each astral character
-        self.at: list[int] = []  # its codepoint offset
-        units = 0
-        for i, char in enumerate(document):
-            if ord(char) > 0xFFFF:
-                self.starts.append(units)
-                self.at.append(i)
-                units += 2
-            else:
-                units += 1
-        self.units = units
+        #: The codepoint offset of each astral character (found by the regex engine: a loop in
+        #: Python over every character cost seconds per run on the scaling probe's documents).
+        self.at: list[int] = [found.start() for found in _ASTRAL.finditer(document)]
+        #: Its UTF-16 offset: each astral character before it adds one unit.
+        self.starts: list[int] = [at + before for before, at in enumerate(self.at)]
+        self.units = len(document) + len(self.at)
 
     def codepoint(self, unit: int) -> tuple[int, bool]:
         """``(codepoint offset, inside a pair)`` for UTF-16 offset ``unit``."""
@@ -276,6 +272,9 @@ class _AstralTable:
         inside = k > 0 and self.starts[k - 1] + 1 == unit
         before = k - 1 if inside else k  # pairs wholly before the offset
         return unit - before - (1 if inside else 0), inside
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def _convert(table: _AstralTable, record: dict[str, Any]) -> dict[str, Any]:

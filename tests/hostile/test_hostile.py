@@ -248,7 +248,7 @@ def test_a_target_that_fails_while_loading_is_a_one_line_usage_error(
     assert result.code == 2, result.err
     assert len(lines) == 1 and says in lines[0], result.err
     assert "Traceback" not in result.err
-    assert result.seconds < 30
+    assert result.seconds < RUN_LIMIT / 2  # the 2 s load timeout, not a hang, on any load
 
 
 def test_a_thread_started_at_import_does_not_keep_the_host_alive(tmp_path: Path) -> None:

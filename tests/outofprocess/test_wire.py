@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contract.engine import wire
 from contract.engine.wire import HandshakeError, ProtocolError
@@ -104,3 +106,19 @@ def test_what_the_protocol_cannot_carry_is_refused_plainly() -> None:
 def test_workbook_documents_are_not_offset_converted() -> None:
     reply = {"id": 1, "chunks": [{"text": "a", "sheet": "S", "range": "A1"}]}
     assert wire.split_value(reply, {"sheets": {"S": {"A1": "a"}}}, "utf16")[0] == "chunks"
+
+
+@given(st.text(alphabet=st.sampled_from("a\n\u00e9\u4e2d\ud800\U0001f600\U0010ffff\U00010000")))
+def test_every_utf16_offset_converts_as_counting_units_one_by_one(document: str) -> None:
+    """Each UTF-16 offset of a document maps to the codepoint a unit-by-unit count gives
+    (the fast astral table against a plain loop); offsets inside a pair are flagged."""
+    expected, units = {}, 0
+    for point, char in enumerate(document):
+        expected[units] = (point, False)
+        if ord(char) > 0xFFFF:
+            expected[units + 1] = (point, True)
+        units += 2 if ord(char) > 0xFFFF else 1
+    expected[units] = (len(document), False)
+    table = wire._AstralTable(document)
+    assert table.units == units
+    assert {unit: table.codepoint(unit) for unit in expected} == expected

@@ -30,9 +30,9 @@ def test_styled_empty_cells_never_stretch_a_claim() -> None:
 
 
 def test_far_cells_are_cheap_and_exact() -> None:
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: the same on a busy machine
     found = chunks({"A1": 1, "XFD1048576": "corner", "XFD1": STYLED, "A1048575": STYLED})
-    assert time.monotonic() - started < 1.0  # no walk over the 17-billion-cell used range
+    assert time.process_time() - started < 1.0  # no walk over the 17-billion-cell used range
     assert ranges(found) == [("A1", None), ("XFD1048576", None)]
 
 

@@ -73,3 +73,15 @@ def test_the_heavy_folders_are_slow_and_the_core_is_not() -> None:
     assert is_slow("unit/test_strategies.py", "test_any_documents_covers_feature[BOM at start]")
     assert is_slow("defects/test_defects.py", "test_run_finds[lines_from_find]")
     assert not is_slow("defects/test_defects.py", "test_run_finds[stale_cache]")
+
+
+def test_the_suite_judges_no_generated_input_by_wall_clock_time() -> None:
+    """tests/conftest.py's Hypothesis profile: no deadline and no too_slow health check, so a
+    busy machine cannot fail a property test (the runner's own settings are separate)."""
+    from hypothesis import HealthCheck, settings
+
+    from tests.conftest import SUITE_PROFILE
+
+    assert settings.get_profile(SUITE_PROFILE).deadline is None
+    assert HealthCheck.too_slow in settings.get_profile(SUITE_PROFILE).suppress_health_check
+    assert settings().deadline is None

@@ -162,7 +162,7 @@ def test_ok_call_returns_value(make_worker: Any) -> None:
     outcome = make_worker(echo).call({"text": "abc", "max_size": 3})
     assert outcome == Outcome("ok", {"text": "abc", "max_size": 3}, elapsed=outcome.elapsed)
     assert outcome.ok
-    assert 0 <= outcome.elapsed < 1
+    assert 0 <= outcome.elapsed < 10  # a bound, not a speed: a loaded machine stays under it
 
 
 def test_one_child_serves_many_calls(make_worker: Any) -> None:
@@ -211,7 +211,7 @@ def test_hang_swallowing_exceptions_times_out_and_the_worker_restarts(make_worke
     outcome = worker.call("hang")
     assert outcome.kind == "timeout"
     assert outcome.message == f"no answer within {SHORT:g} s"
-    assert SHORT <= outcome.elapsed < SHORT + 0.5
+    assert SHORT <= outcome.elapsed < SHORT + 5  # prompt, with room for a loaded machine
     assert "hang_swallowing_everything" in outcome.detail  # the stack it was stuck in
     assert "entering the loop" in outcome.detail  # and what it printed
     assert "contract/engine/worker.py" not in outcome.detail
@@ -229,7 +229,7 @@ def test_per_call_timeout_overrides_the_default(make_worker: Any) -> None:
     outcome = make_worker(busy_loop, timeout=30).call(None, timeout=0.1)
     assert outcome.kind == "timeout"
     assert outcome.message == "no answer within 0.1 s"
-    assert outcome.elapsed < 1
+    assert outcome.elapsed < 15  # the per-call 0.1 s, not the default 30 s, on any load
 
 
 def test_abort_is_a_crash_naming_sigabrt(make_worker: Any) -> None:
@@ -276,23 +276,23 @@ def test_child_killed_between_calls_is_a_crash(make_worker: Any) -> None:
 def test_child_dying_while_a_grandchild_holds_the_pipe_is_a_crash(make_worker: Any) -> None:
     def fork_then_exit(_request: Any) -> None:
         if os.fork() == 0:
-            time.sleep(1.5)
+            time.sleep(8)
             os._exit(0)
         os._exit(4)
 
-    outcome = make_worker(fork_then_exit, timeout=3).call(None)
+    outcome = make_worker(fork_then_exit, timeout=15).call(None)
     assert outcome.kind == "crash"
     assert outcome.message == "worker exited with status 4"
-    assert outcome.elapsed < 1
+    assert outcome.elapsed < 6  # did not wait for the grandchild (8 s), on any load
 
 
 def test_memory_growth_is_a_memory_outcome(make_worker: Any) -> None:
-    worker = make_worker(grow_memory, timeout=5, memory_mb=200)
+    worker = make_worker(grow_memory, timeout=60, memory_mb=200)
     outcome = worker.call(None)
     assert outcome.kind == "memory"
     assert outcome.error_type == "MemoryError"
     assert "200 MiB" in outcome.message
-    assert outcome.elapsed < 2
+    assert outcome.elapsed < 30  # the cap, long before the 60 s timeout, on any load
     assert worker.restarts == 1
     assert worker.call(None).kind == "memory"  # in a fresh child: state is not trusted after it
     assert worker.restarts == 2
