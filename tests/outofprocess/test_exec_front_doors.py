@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from contract import database, reproducers
-from contract.model import Config
+from contract.engine import database, reproducers
+from contract.engine.runner import RunSettings, run
 from contract.reporting import sarif as sarif_mod
-from contract.runner import RunSettings, run
+from contract.spec.model import Config
 from tests.gate import ghas_rules
 
 ROOT = Path(__file__).resolve().parents[2]
