@@ -15,6 +15,13 @@ last entry of each (defect, seed) winning, so a long measurement can be made in 
     python bench/bench_detection.py                             # every defect, 20 seeds, 2 jobs
     python bench/bench_detection.py --seeds 20 --only catastrophic_regex,stale_cache --jobs 2
     python bench/bench_detection.py --table-only                # rebuild RESULTS.md from the log
+    python bench/bench_detection.py --construction              # which defects need the seed
+
+``--construction`` plays, in process, only what every run plays whatever its seed (the seed
+corpus, then the covering schedule) through the engine's ``Session.observe``, and records for
+each defect whether the expected invariant breaks there (``bench/detection-construction.json``).
+A defect found there is found on every seed unless a budget cuts the run first; a defect found
+only by the random search is the one whose seed count matters.
 
 Runs go under ``nice -n 10``, at most 2 at once (the machine is shared). The table replaces the
 ``## Detection`` section of bench/RESULTS.md (other sections are kept).
@@ -48,6 +55,11 @@ from tests.defects import test_defects  # noqa: E402  (the loader the tests use)
 DEFECTS_FILE = ROOT / "tests" / "defects" / "chunkers.py"
 RESULTS = ROOT / "bench" / "RESULTS.md"
 LOG = ROOT / "bench" / "detection-runs.jsonl"
+CONSTRUCTION = ROOT / "bench" / "detection-construction.json"
+#: Invariants decided after exploration (the timing probe; the fresh-interpreter rerun of the
+#: explored inputs), never by one observation.
+RUNNER_LEVEL = {"scales_linearly"}
+RUNNER_LEVEL_DEFECTS = {"hash_ids"}
 SECTION = "## Detection"
 #: A run that has not finished after this long is killed and counted as a miss.
 RUN_CAP = 900.0
@@ -198,6 +210,38 @@ def measure(jobs: list[tuple[str, int]], table: dict[str, str], *, parallel: int
             yield outcome
 
 
+# ------------------------------------------------------------------------------ by construction
+
+
+def by_construction(name: str, invariant: str) -> str:
+    """Where the seed-independent inputs first break ``invariant``: ``"case K of N"`` or ``-``."""
+    from contract.corpus import corpus_for
+    from contract.execution import Session
+    from contract.plugins import load
+    from contract.registry import registry
+    from contract.strategies.schedule import schedule_for
+
+    if invariant in RUNNER_LEVEL or name in RUNNER_LEVEL_DEFECTS:
+        return "runner"
+    fixed = list(corpus_for("text")) + list(schedule_for("text").items())
+    with Session(load(f"{DEFECTS_FILE}:{name}"), timeout=2.0, memory_mb=1024,
+                 selected=list(registry())) as session:
+        for k, (document, config) in enumerate(fixed, 1):
+            if session.observe(document, config).of(invariant):
+                return f"case {k} of {len(fixed)}"
+    return "-"
+
+
+def construction(names: list[str], table: dict[str, str], path: Path) -> dict[str, str]:
+    """Classify ``names`` and merge them into the file at ``path``."""
+    known: dict[str, str] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    for name in names:
+        known[name] = by_construction(name, table[name])
+        print(f"{name:30s} {known[name]}", flush=True)
+    path.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return known
+
+
 # ------------------------------------------------------------------------------------- the table
 
 
@@ -316,6 +360,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--skip-logged", action="store_true",
                         help="do not re-run a (defect, seed) already in the log")
     parser.add_argument("--estimate", action="store_true", help="print the estimate and stop")
+    parser.add_argument("--construction", action="store_true",
+                        help="classify defects by the seed-independent inputs, run none")
     parser.add_argument("--table-only", action="store_true", help="rebuild the table, run none")
     parser.add_argument("--no-write", action="store_true", help="do not touch bench/RESULTS.md")
     return parser
@@ -338,6 +384,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     table = defects()
     log = read_log(args.log)
+    if args.construction:
+        construction([n for n in args.only.split(",") if n] or list(table), table, CONSTRUCTION)
+        return 0
     if not args.table_only:
         jobs = _jobs(args, table, log)
         print(f"{len(jobs)} runs, about {estimate(jobs, log, args.jobs) / 60:.0f} min "
