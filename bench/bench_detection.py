@@ -87,6 +87,7 @@ class Outcome:
     diagnoses: dict[str, str | None] = field(default_factory=dict)
     note: str = ""
     commit: str = ""
+    started: str = ""
 
 
 def defects() -> dict[str, str]:
@@ -145,7 +146,8 @@ def _violations(report: dict[str, Any]) -> dict[str, str | None]:
 
 def run_one(name: str, invariant: str, seed: int, *, cap: float = RUN_CAP) -> Outcome:
     """``chunk-contract run`` on one defect and seed, in a fresh folder, as a CI job would."""
-    load = os.getloadavg()[0]
+    load, stamp = os.getloadavg()[0], commit()
+    when = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     with tempfile.TemporaryDirectory(prefix="bench-detect-") as tmp:
         started = time.monotonic()
         proc = subprocess.Popen(command(name, seed), cwd=tmp, env=_env(), start_new_session=True,
@@ -158,7 +160,7 @@ def run_one(name: str, invariant: str, seed: int, *, cap: float = RUN_CAP) -> Ou
     found = status == 1 and invariant in seen
     return Outcome(name, invariant, seed, found, status, sorted(seen), round(seconds, 2),
                    round(load, 2), report.get("examples"), report.get("stopped_early"), seen,
-                   _note(status, report, stderr, cap))
+                   _note(status, report, stderr, cap), stamp, when)
 
 
 def _note(status: int | None, report: dict[str, Any], stderr: str, cap: float) -> str:
@@ -199,13 +201,12 @@ def estimate(jobs: list[tuple[str, int]], log: dict[tuple[str, int], Outcome],
 
 def measure(jobs: list[tuple[str, int]], table: dict[str, str], *, parallel: int,
             log: Path) -> Iterator[Outcome]:
-    """Run every (defect, seed) job, at most ``parallel`` at once, logging each outcome."""
-    stamp = commit()
+    """Run every (defect, seed) job, at most ``parallel`` at once, logging each outcome (with
+    the commit the worktree was at when that run started)."""
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         futures = [pool.submit(run_one, n, table[n], s) for n, s in jobs]
         for future in futures:
             outcome = future.result()
-            outcome.commit = stamp
             append_log(log, outcome)
             yield outcome
 
