@@ -147,7 +147,7 @@ def _violations(report: dict[str, Any]) -> dict[str, str | None]:
 def run_one(name: str, invariant: str, seed: int, *, cap: float = RUN_CAP) -> Outcome:
     """``chunk-contract run`` on one defect and seed, in a fresh folder, as a CI job would."""
     load, stamp = os.getloadavg()[0], commit()
-    when = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    when = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     with tempfile.TemporaryDirectory(prefix="bench-detect-") as tmp:
         started = time.monotonic()
         proc = subprocess.Popen(command(name, seed), cwd=tmp, env=_env(), start_new_session=True,
