@@ -16,6 +16,7 @@ the JSON report): only the defects the log lacks are run here.
 
     python bench/bench_diagnosis.py                    # 2 seeds, every defect
     python bench/bench_diagnosis.py --from-log bench/detection-runs.jsonl --seeds 1
+    python bench/bench_diagnosis.py --from-log bench/detection-runs.jsonl --commits 4edab87
     python bench/bench_diagnosis.py --seeds 1 --only overlap_on_top,lines_from_find
     python bench/bench_diagnosis.py --no-write         # print, leave RESULTS-diagnosis.md alone
 """
@@ -72,12 +73,16 @@ def run_findings(name: str, target: str, seed: int) -> Iterator[Finding]:
             yield Finding(name, seed, item.id, found.pattern if found else None, "run")
 
 
-def log_findings(path: Path, names: set[str], seeds: set[int]) -> list[Finding]:
-    """The counterexamples of bench_detection's logged runs (last entry per defect and seed)."""
+def log_findings(path: Path, names: set[str], seeds: set[int],
+                 commits: set[str] | None = None) -> list[Finding]:
+    """The counterexamples of bench_detection's logged runs (last entry per defect and seed),
+    only of runs made at one of ``commits`` when given."""
     last: dict[tuple[str, int], dict[str, str | None]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line) if line.strip() else None
-        if entry and entry["defect"] in names and entry["seed"] in seeds and entry["exit"] == 1:
+        if not entry or (commits and entry["commit"].split("+")[0] not in commits):
+            continue
+        if entry["defect"] in names and entry["seed"] in seeds and entry["exit"] == 1:
             last[(entry["defect"], entry["seed"])] = entry["diagnoses"]
     return [Finding(name, seed, invariant, pattern, "log")
             for (name, seed), found in sorted(last.items())
@@ -90,6 +95,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--only", default="", help="comma-separated defect names")
     parser.add_argument("--from-log", type=Path, default=None,
                         help="bench_detection's log: take the counterexamples it holds")
+    parser.add_argument("--commits", default="",
+                        help="with --from-log: only runs made at these commits (comma-separated)")
     parser.add_argument("--no-write", action="store_true", help="do not rewrite the results")
     return parser
 
@@ -101,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n in every if not args.only or n in args.only.split(",")]
     seeds = set(range(1, args.seeds + 1))
     load, started = os.getloadavg(), time.monotonic()
-    findings = log_findings(args.from_log, set(names), seeds) if args.from_log else []
+    commits = {c for c in args.commits.split(",") if c} or None
+    findings = log_findings(args.from_log, set(names), seeds, commits) if args.from_log else []
     logged = {(f.defect, f.seed) for f in findings}
     for name in names:
         for seed in sorted(seeds):
