@@ -258,12 +258,12 @@ class Row:
     def found(self) -> int:
         return sum(o.found for o in self.outcomes)
 
-    def cells(self) -> list[str]:
+    def cells(self, fixed: dict[str, str]) -> list[str]:
         seconds = statistics.median(o.seconds for o in self.outcomes)
         missed = [f"{o.seed} ({_why(o)})" for o in self.outcomes if not o.found]
         patterns = sorted({p for o in self.outcomes for p in o.diagnoses.values() if p})
         return [f"`{self.name}`", self.invariant, f"{self.found}/{len(self.outcomes)}",
-                f"{seconds:.1f}", ", ".join(missed) or "-",
+                f"{seconds:.1f}", fixed.get(self.name, "?"), ", ".join(missed) or "-",
                 ", ".join(patterns) or "-"]
 
 
@@ -304,15 +304,26 @@ def render(found_rows: list[Row], argv: Iterable[str], log: Path = LOG) -> str:
         "the run exited 1 with the expected invariant among its violations. *s*: the median "
         "wall time of one run (the whole run: corpus, covering schedule, 200 generated "
         "examples, the scaling probe, shrinking, the fresh-interpreter rerun). *diagnoses*: "
-        "the patterns the runs named (any invariant).", "",
+        "the patterns the runs named (any invariant). *seed-independent*: where the inputs "
+        "every run plays whatever its seed (the seed corpus, then the covering schedule) first "
+        "break the expected invariant, in process (`--construction`, "
+        f"`{CONSTRUCTION.name}`): a defect found there is found on every seed unless a "
+        "budget cuts the run first; *runner*: decided after exploration (the timing probe, "
+        "the fresh-interpreter rerun); *-*: only the random search finds it.", "",
         f"Seeds measured: {_ranges(seeds)}; {len(outcomes)} runs.", "",
-        "| defect | invariant | found | s | missed on seed (why) | diagnoses |",
-        "|---|---|---|---|---|---|",
+        "| defect | invariant | found | s | seed-independent | missed on seed (why) "
+        "| diagnoses |",
+        "|---|---|---|---|---|---|---|",
     ]
-    lines = ["| " + " | ".join(r.cells()) + " |" for r in found_rows]
+    fixed = json.loads(CONSTRUCTION.read_text(encoding="utf-8")) if CONSTRUCTION.exists() else {}
+    lines = ["| " + " | ".join(r.cells(fixed)) + " |" for r in found_rows]
     counts = sorted({len(r.outcomes) for r in found_rows})
+    early = sum(o.stopped_early is not None for o in outcomes)
     summary = [
-        "", f"Defects found on every seed measured: {len(every)}/{len(found_rows)}; runs that "
+        "", f"Runs whose exploration a budget cut short (the 45 s default, on this loaded "
+        f"machine): {early}/{len(outcomes)}; each still found its defect unless listed as "
+        "missed.", "",
+        f"Defects found on every seed measured: {len(every)}/{len(found_rows)}; runs that "
         f"found their defect: {sum(o.found for o in outcomes)}/{len(outcomes)}. Seeds per "
         f"defect: {', '.join(map(str, counts))}.", "",
     ]
