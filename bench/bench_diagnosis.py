@@ -97,6 +97,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="bench_detection's log: take the counterexamples it holds")
     parser.add_argument("--commits", default="",
                         help="with --from-log: only runs made at these commits (comma-separated)")
+    parser.add_argument("--rerun", default="",
+                        help="with --from-log: defects to run here even when the log has them")
     parser.add_argument("--no-write", action="store_true", help="do not rewrite the results")
     return parser
 
@@ -109,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     seeds = set(range(1, args.seeds + 1))
     load, started = os.getloadavg(), time.monotonic()
     commits = {c for c in args.commits.split(",") if c} or None
-    findings = log_findings(args.from_log, set(names), seeds, commits) if args.from_log else []
+    taken = set(names) - set(args.rerun.split(","))
+    findings = log_findings(args.from_log, taken, seeds, commits) if args.from_log else []
     logged = {(f.defect, f.seed) for f in findings}
     for name in names:
         for seed in sorted(seeds):
