@@ -42,7 +42,6 @@ from contract.engine.exec_child import ExecChild
 from contract.engine.exec_probe import exec_session
 from contract.engine.loading import load
 from contract.engine.session import Session
-from contract.engine.targets import Plugin
 from contract.generation import strategies
 from contract.spec.model import Config, normalise_chunks
 from contract.spec.registry import registry

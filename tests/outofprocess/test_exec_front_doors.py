@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from contract.model import Config
+from contract.runner import RunSettings, run
 
 from contract import database, reproducers
-from contract.model import Config
 from contract.reporting import sarif as sarif_mod
-from contract.runner import RunSettings, run
 from tests.gate import ghas_rules
 
 ROOT = Path(__file__).resolve().parents[2]
