@@ -273,19 +273,48 @@ def test_a_pattern_id_is_registered_once() -> None:
 
 
 def test_reports_show_the_diagnosis(tmp_path: Path) -> None:
-    """Text (and so pytest failures and markdown), JSON and SARIF carry the diagnosis."""
-    from contract.engine.runner import RunSettings, run
+    """Text (and so pytest failures and markdown), JSON and SARIF carry the diagnosis.
+
+    The search is not under test here: the counterexample is the defect's witness, diagnosed
+    by the experiment itself, so no report depends on what a shrink under load ended on.
+    """
+    from contract.engine.results import Counterexample, InvariantResult, RunResult
     from contract.reporting.json_report import report_json
     from contract.reporting.sarif import sarif_log
     from contract.reporting.text import render
 
-    settings = RunSettings(max_examples=10, seed=1, reproducers=None, only=("cap_respected",))
-    result = run(defects.defect_target("overlap_on_top"), settings)
+    target = defects.defect_target("overlap_on_top")
+    document, config = defects.WITNESSES["overlap_on_top"][-1]
+    diagnosis = _diagnoses(target, defects.WITNESSES["overlap_on_top"], 10.0)["cap_respected"]
+    assert diagnosis is not None and diagnosis.pattern == "overlap_on_top"
+    found = Counterexample("cap_respected", document, config, ["chunk[1] is 6 > max_size 4"],
+                           None, shrunk=True, diagnosis=diagnosis)
+    result = RunResult(target, "text", 1, 1, [InvariantResult("cap_respected", "violated", 1,
+                                                              found)])
     assert "Diagnosis (overlap_on_top):" in render(result)
     entry = next(r for r in report_json(result)["invariants"] if r["id"] == "cap_respected")
     assert entry["counterexample"]["diagnosis"]["pattern"] == "overlap_on_top"
     sarif = sarif_log([result], root=tmp_path)
     assert "Diagnosis (overlap_on_top)" in sarif["runs"][0]["results"][0]["message"]["text"]
+
+
+def test_the_runner_diagnoses_every_counterexample(monkeypatch: pytest.MonkeyPatch) -> None:
+    """run() asks for a diagnosis of each shrunk counterexample and stores what it gets."""
+    from contract.engine import runner
+    from contract.engine.runner import RunSettings, run
+
+    asked: list[str] = []
+    marker = Diagnosis("marker", "a cause", "a fix", "the evidence")
+
+    def fake(probe: Probe) -> Diagnosis:
+        asked.append(probe.invariant)
+        return marker
+
+    monkeypatch.setattr(runner, "diagnose", fake)
+    settings = RunSettings(max_examples=10, seed=1, reproducers=None, only=("cap_respected",))
+    result = run(defects.defect_target("overlap_on_top"), settings)
+    assert asked == ["cap_respected"]
+    assert result.violated[0].counterexample.diagnosis is marker
 
 
 def test_diagnosis_can_be_switched_off() -> None:
