@@ -117,12 +117,14 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Benchmarks: ``nox -s bench [-- --seeds N]`` records every ratio in one run.
+    """Benchmarks: ``nox -s bench [-- --seeds N --only a,b]`` records every ratio in one run.
 
     bench/bench_core.py (isolation cost, checks vs chunking on 1 and 10 MB, placement on 10 MB,
-    -n 2 vs -n 1) rewrites bench/RESULTS-core.md; bench/bench_detection.py (time to detect each
-    defective chunker, the contract's generators against a naive ``st.text()`` test) rewrites
-    the Detection section of bench/RESULTS.md. Run it on a quiet machine: about 5 minutes.
+    -n 2 vs -n 1) rewrites bench/RESULTS-core.md; bench/bench_detection.py (each defective
+    chunker through ``chunk-contract run`` as a user's CI runs it: a subprocess in a fresh
+    folder, the default budget, one run per seed) rewrites the Detection section of
+    bench/RESULTS.md from its run log. Its default, every defect on 20 seeds, takes hours on 2
+    cores: pass ``-- --seeds N --only ...`` for a slice (``--skip-logged`` resumes).
     """
     session.install("-e", ".")
     session.run("python", "bench/bench_core.py")

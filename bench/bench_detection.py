@@ -1,43 +1,48 @@
-"""Time to detection: the contract's generators against a naive property test.
+"""Detection rate measured the way a user's CI measures it.
 
-For every known-defective chunker in ``tests/defects/chunkers.py`` (``DEFECTS``: name -> the
-invariant it breaks) and several seeds, two Hypothesis searches run with the same budget of
-``--examples`` examples and stop at the first example that breaks the expected invariant:
+For every known-defective chunker of ``tests/defects/chunkers.py`` (``DEFECTS``: name -> the
+invariant it breaks) and every seed, one ``chunk-contract run TARGET --seed S`` runs as a
+subprocess, with the default budget and profile, in a fresh temporary folder (no reproducers,
+no Hypothesis database, no pyproject.toml: a CI checkout). The defect counts as *found* on seed
+S when the run exits 1 with the expected invariant among its violations. Reported per defect:
+found on N/S seeds, the median wall time of a run, the seeds missed (with why: another verdict,
+an exploration stopped early, a run killed), and the diagnoses named.
 
-* ``contract``: what ``chunk-contract run`` tries: the seed corpus (``contract.generation.corpus``),
-then
-  ``contract.generation.strategies.cases(kind="text", max_length=2000)`` (degenerate configs
-  included);
-* ``naive``: ``@given(st.text(), st.integers(1, 100), st.integers(0, 99))``, the property test
-  one would write by hand (overlap taken modulo max_size, so every config is valid).
+Every run is appended to a log (``--log``, JSON lines); the table is built from the log, the
+last entry of each (defect, seed) winning, so a long measurement can be made in slices:
 
-Each example goes through the engine itself (``contract.engine.session.Session.observe``: the
-isolated worker, every invariant, reruns and CRLF twins), so both sides are judged by the same
-checks and only the inputs differ. Reported per defect: in how many seeds it was found, and the
-median number of examples and seconds until the first detection (over the seeds that found it).
-``scales_linearly`` is decided by the engine's timing probe, not by examples: its row gives the
-probe's time for the contract and "n/a" for the naive test, which has no such probe. Ids from
-``hash()`` (``hash_ids``) are likewise seen only by the runner, which re-chunks explored inputs
-in a fresh interpreter: that row times a whole ``run(only=("deterministic",))``.
+    python bench/bench_detection.py --estimate                  # how long 20 seeds would take
+    python bench/bench_detection.py                             # every defect, 20 seeds, 2 jobs
+    python bench/bench_detection.py --seeds 20 --only catastrophic_regex,stale_cache --jobs 2
+    python bench/bench_detection.py --table-only                # rebuild RESULTS.md from the log
+    python bench/bench_detection.py --construction              # which defects need the seed
 
-    python bench/bench_detection.py                 # all defects, 3 seeds, 200 examples
-    python bench/bench_detection.py --seeds 5 --only overlap_on_top,lines_from_find
-    python bench/bench_detection.py --no-write      # print the table, leave RESULTS.md alone
+``--construction`` plays, in process, only what every run plays whatever its seed (the seed
+corpus, then the covering schedule) through the engine's ``Session.observe``, and records for
+each defect whether the expected invariant breaks there (``bench/detection-construction.json``).
+A defect found there is found on every seed unless a budget cuts the run first; a defect found
+only by the random search is the one whose seed count matters.
 
-The table replaces the "## Detection" section of bench/RESULTS.md (other sections are kept).
+Runs go under ``nice -n 10``, at most 2 at once (the machine is shared). The table replaces the
+``## Detection`` section of bench/RESULTS.md (other sections are kept).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import importlib.util
+import datetime
+import json
 import os
 import platform
+import signal
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,256 +50,295 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from contract.engine import scaling  # noqa: E402
-from contract.engine.loading import load  # noqa: E402
-from contract.engine.session import Session  # noqa: E402
-from contract.generation import strategies  # noqa: E402
-from contract.generation.corpus import corpus_for  # noqa: E402
-from contract.integrations.mutation.suite import stabilize_generation  # noqa: E402
-from contract.spec.model import Config  # noqa: E402
-from contract.spec.registry import registry  # noqa: E402
+from tests.defects import test_defects  # noqa: E402  (the loader the tests use)
 
 DEFECTS_FILE = ROOT / "tests" / "defects" / "chunkers.py"
 RESULTS = ROOT / "bench" / "RESULTS.md"
+LOG = ROOT / "bench" / "detection-runs.jsonl"
+CONSTRUCTION = ROOT / "bench" / "detection-construction.json"
+#: Invariants decided after exploration (the timing probe; the fresh-interpreter rerun of the
+#: explored inputs), never by one observation.
+RUNNER_LEVEL = {"scales_linearly"}
+RUNNER_LEVEL_DEFECTS = {"hash_ids"}
 SECTION = "## Detection"
-#: Defects that hang on many inputs: a short timeout keeps each hanging example cheap.
-HANG_TIMEOUT = 0.5
-TIMEOUT = 2.0
-
-
-def _defects() -> dict[str, str]:
-    spec = importlib.util.spec_from_file_location("_bench_defects", DEFECTS_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return dict(module.DEFECTS)
-
-
-def contract_cases() -> st.SearchStrategy[tuple[str, Config]]:
-    return strategies.cases(kind="text", max_length=2000, degenerate=True)
-
-
-def naive_cases() -> st.SearchStrategy[tuple[str, Config]]:
-    return st.tuples(st.text(), st.integers(1, 100), st.integers(0, 99)).map(
-        lambda t: (t[0], Config(max_size=t[1], overlap=t[2] % t[1])))
-
-
-GENERATORS = {"contract": contract_cases, "naive": naive_cases}
+#: A run that has not finished after this long is killed and counted as a miss.
+RUN_CAP = 900.0
+#: Seconds per run assumed by ``--estimate`` before the log holds any measurement.
+PRIOR_SECONDS = 30.0
+#: Variables that would change the profile, the database or the budget of a user's default run.
+CLEARED_ENV = ("CHUNK_CONTRACT_PROFILE", "CHUNK_CONTRACT_DATABASE", "CHUNK_CONTRACT_NO_SKIP",
+               "HYPOTHESIS_PROFILE")
 
 
 @dataclass
-class Search:
-    """One seeded search: whether and when the expected invariant was first broken."""
+class Outcome:
+    """One CI-like run of one defect on one seed."""
 
-    found: bool = False
-    examples: int = 0
-    seconds: float = 0.0
-    hangs: int = 0
+    defect: str
+    invariant: str
+    seed: int
+    found: bool
+    exit: int | None
+    violated: list[str]
+    seconds: float
+    load: float
+    examples: int | None = None
+    stopped_early: str | None = None
+    diagnoses: dict[str, str | None] = field(default_factory=dict)
+    note: str = ""
+    commit: str = ""
+    started: str = ""
 
 
-class _Stop(Exception):
-    pass
+def defects() -> dict[str, str]:
+    """Defect name -> expected invariant, from the table the tests themselves use."""
+    return dict(test_defects.DEFECTS)
 
 
-def search(target: str, invariant: str, generator: str, the_seed: int, examples: int,
-           timeout: float) -> Search:
-    """Run ``examples`` examples of ``generator`` until ``invariant`` is broken."""
-    out = Search()
-    plugin = load(target)
-    started = time.perf_counter()
-    with Session(plugin, timeout=timeout, memory_mb=512, selected=list(registry())) as session:
-        # chunk-contract run replays the seed corpus before generating: so does its search.
-        for case in corpus_for("text") if generator == "contract" else ():
-            out.examples += 1
-            if session.observe(*case).of(invariant):
-                out.found, out.seconds, out.hangs = True, time.perf_counter() - started, 0
-                return out
+def commit() -> str:
+    """The worktree's commit, with ``+dirty`` when tracked files differ from it."""
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=False).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD", "--",
+                            "contract", "tests/defects"], check=False).returncode
+    return head + ("+dirty" if dirty else "")
 
-        @settings(max_examples=examples, database=None, deadline=None, derandomize=False,
-                  phases=(Phase.generate,), suppress_health_check=list(HealthCheck),
-                  verbosity=Verbosity.quiet)
-        @seed(the_seed)
-        @given(GENERATORS[generator]())
-        def probe(case: tuple[str, Config]) -> None:
-            if out.found:
-                raise _Stop  # Hypothesis replays the failing example: do not call again
-            out.examples += 1
-            seen = session.observe(*case)
-            if seen.of(invariant):
-                out.found = True
-                out.seconds = time.perf_counter() - started
-                raise _Stop
 
-        with contextlib.suppress(_Stop):
-            probe()
-        out.hangs = session.hangs
-    if not out.found:
-        out.seconds = time.perf_counter() - started
+def command(name: str, seed: int) -> list[str]:
+    """The user's command line (through this worktree's package), niced."""
+    return ["nice", "-n", "10", sys.executable, "-m", "contract.cli", "run",
+            f"{DEFECTS_FILE}:{name}", "--seed", str(seed), "-q", "--json", "report.json"]
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in CLEARED_ENV}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def _wait(proc: subprocess.Popen[bytes], cap: float) -> int | None:
+    """The exit status, or None after killing the run's whole process group at ``cap``."""
+    try:
+        return proc.wait(timeout=cap)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None
+
+
+def _report(folder: Path) -> dict[str, Any]:
+    path = folder / "report.json"
+    if not path.exists():
+        return {}
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+def _violations(report: dict[str, Any]) -> dict[str, str | None]:
+    """Violated invariant -> the diagnosis pattern of its counterexample (or None)."""
+    out: dict[str, str | None] = {}
+    for item in report.get("invariants", []):
+        if item.get("status") == "violated":
+            diagnosis = (item.get("counterexample") or {}).get("diagnosis")
+            out[item["id"]] = diagnosis["pattern"] if diagnosis else None
     return out
 
 
-#: Defects that only the runner's after-exploration checks see (not one Session.observe):
-#: measured with a whole ``run(only=(invariant,))`` per seed.
-RUNNER_LEVEL = {"hash_ids"}
+def run_one(name: str, invariant: str, seed: int, *, cap: float = RUN_CAP) -> Outcome:
+    """``chunk-contract run`` on one defect and seed, in a fresh folder, as a CI job would."""
+    load, stamp = os.getloadavg()[0], commit()
+    when = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    with tempfile.TemporaryDirectory(prefix="bench-detect-") as tmp:
+        started = time.monotonic()
+        proc = subprocess.Popen(command(name, seed), cwd=tmp, env=_env(), start_new_session=True,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        status = _wait(proc, cap)
+        seconds = time.monotonic() - started
+        stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        report = _report(Path(tmp))
+    seen = _violations(report)
+    found = status == 1 and invariant in seen
+    return Outcome(name, invariant, seed, found, status, sorted(seen), round(seconds, 2),
+                   round(load, 2), report.get("examples"), report.get("stopped_early"), seen,
+                   _note(status, report, stderr, cap), stamp, when)
 
 
-def runner_search(target: str, invariant: str, the_seed: int, examples: int) -> Search:
-    """Whether ``contract.engine.runner.run`` reports ``invariant`` (its own cross-checks
-    included)."""
-    from contract.engine.runner import RunSettings, run
-
-    started = time.perf_counter()
-    result = run(target, RunSettings(max_examples=examples, seed=the_seed, only=(invariant,),
-                                     reproducers=None, shrink_seconds=1.0))
-    found = any(item.id == invariant for item in result.violated)
-    return Search(found=found, examples=result.examples, seconds=time.perf_counter() - started)
+def _note(status: int | None, report: dict[str, Any], stderr: str, cap: float) -> str:
+    if status is None:
+        return f"killed after {cap:g} s"
+    if not report:
+        return f"exit {status}, no report: {stderr.strip().splitlines()[-1:] or ''}"
+    return f"stopped early: {report['stopped_early']}" if report.get("stopped_early") else ""
 
 
-def scaling_probe(target: str) -> Search:
-    """``scales_linearly`` comes from the engine's timing probe, not from examples."""
-    plugin = load(target)
-    started = time.perf_counter()
-    with Session(plugin, timeout=TIMEOUT, memory_mb=512, selected=list(registry())) as session:
-        found = scaling.probe(session.worker, timeout=TIMEOUT)
-    return Search(found=bool(found), examples=0, seconds=time.perf_counter() - started)
+def read_log(path: Path) -> dict[tuple[str, int], Outcome]:
+    """(defect, seed) -> its last logged outcome."""
+    out: dict[tuple[str, int], Outcome] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                outcome = Outcome(**json.loads(line))
+                out[(outcome.defect, outcome.seed)] = outcome
+    return out
+
+
+def append_log(path: Path, outcome: Outcome) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(asdict(outcome), ensure_ascii=False) + "\n")
+
+
+def estimate(jobs: list[tuple[str, int]], log: dict[tuple[str, int], Outcome],
+             parallel: int) -> float:
+    """Wall seconds the jobs should take: each defect's median logged run, else the prior."""
+    per: dict[str, list[float]] = {}
+    for outcome in log.values():
+        per.setdefault(outcome.defect, []).append(outcome.seconds)
+    every = [s for times in per.values() for s in times]
+    fallback = statistics.median(every) if every else PRIOR_SECONDS
+    total = sum(statistics.median(per[n]) if n in per else fallback for n, _ in jobs)
+    return total / max(1, parallel)
+
+
+def measure(jobs: list[tuple[str, int]], table: dict[str, str], *, parallel: int,
+            log: Path) -> Iterator[Outcome]:
+    """Run every (defect, seed) job, at most ``parallel`` at once, logging each outcome (with
+    the commit the worktree was at when that run started)."""
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        futures = [pool.submit(run_one, n, table[n], s) for n, s in jobs]
+        for future in futures:
+            outcome = future.result()
+            append_log(log, outcome)
+            yield outcome
+
+
+# ------------------------------------------------------------------------------ by construction
+
+
+def by_construction(name: str, invariant: str) -> str:
+    """Where the seed-independent inputs first break ``invariant``: ``"case K of N"`` or ``-``."""
+    from contract.engine.session import Session
+    from contract.engine.targets import load
+    from contract.generation.corpus import corpus_for
+    from contract.generation.strategies.schedule import schedule_for
+    from contract.spec.registry import registry
+
+    if invariant in RUNNER_LEVEL or name in RUNNER_LEVEL_DEFECTS:
+        return "runner"
+    fixed = list(corpus_for("text")) + list(schedule_for("text").items())
+    with Session(load(f"{DEFECTS_FILE}:{name}"), timeout=2.0, memory_mb=1024,
+                 selected=list(registry())) as session:
+        for k, (document, config) in enumerate(fixed, 1):
+            if session.observe(document, config).of(invariant):
+                return f"case {k} of {len(fixed)}"
+    return "-"
+
+
+def construction(names: list[str], table: dict[str, str], path: Path) -> dict[str, str]:
+    """Classify ``names`` and merge them into the file at ``path``."""
+    known: dict[str, str] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    for name in names:
+        known[name] = by_construction(name, table[name])
+        print(f"{name:30s} {known[name]}", flush=True)
+    path.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return known
+
+
+# ------------------------------------------------------------------------------------- the table
 
 
 @dataclass
 class Row:
+    """One defect's outcomes over the seeds measured."""
+
     name: str
     invariant: str
-    results: dict[str, list[Search]] = field(default_factory=dict)
+    outcomes: list[Outcome]
+
+    @property
+    def found(self) -> int:
+        return sum(o.found for o in self.outcomes)
+
+    def cells(self, fixed: dict[str, str]) -> list[str]:
+        seconds = statistics.median(o.seconds for o in self.outcomes)
+        missed = [f"{o.seed} ({_why(o)})" for o in self.outcomes if not o.found]
+        patterns = sorted({p for o in self.outcomes for p in o.diagnoses.values() if p})
+        return [f"`{self.name}`", self.invariant, f"{self.found}/{len(self.outcomes)}",
+                f"{seconds:.1f}", fixed.get(self.name, "?"), ", ".join(missed) or "-",
+                ", ".join(patterns) or "-"]
 
 
-def measure(name: str, invariant: str, seeds: list[int], examples: int) -> Row:
-    target = f"{DEFECTS_FILE}:{name}"
-    row = Row(name, invariant)
-    if invariant == "scales_linearly":
-        row.results["contract"] = [scaling_probe(target) for _ in seeds]
-        return row
-    if name in RUNNER_LEVEL:
-        row.results["contract"] = [runner_search(target, invariant, s, examples) for s in seeds]
-        return row
-    timeout = HANG_TIMEOUT if invariant in ("terminates", "config_validation") else TIMEOUT
-    for generator in GENERATORS:
-        row.results[generator] = [search(target, invariant, generator, s, examples, timeout)
-                                  for s in seeds]
-    return row
+def _why(outcome: Outcome) -> str:
+    if outcome.note:
+        return outcome.note
+    return "passed" if outcome.exit == 0 else "got " + (", ".join(outcome.violated) or "nothing")
 
 
-def _cell(searches: list[Search] | None, *, probe: bool = False) -> tuple[str, str, str]:
-    if searches is None:
-        return "n/a", "n/a", "n/a"
-    hits = [s for s in searches if s.found]
-    rate = f"{len(hits)}/{len(searches)}"
-    if not hits:
-        return rate, "-", "-"
-    examples = "probe" if probe else f"{statistics.median(s.examples for s in hits):g}"
-    seconds = f"{statistics.median(s.seconds for s in hits):.2f}"
-    return rate, examples, seconds
+def rows(log: dict[tuple[str, int], Outcome], table: dict[str, str]) -> list[Row]:
+    out = []
+    for name, invariant in table.items():
+        outcomes = sorted((o for (n, _), o in log.items() if n == name), key=lambda o: o.seed)
+        if outcomes:
+            out.append(Row(name, invariant, outcomes))
+    return out
 
 
-def table(rows: list[Row], seeds: list[int], examples: int, elapsed: float,
-          load: tuple[float, float]) -> str:
+def render(found_rows: list[Row], argv: Iterable[str], log: Path = LOG) -> str:
+    """The ``## Detection`` section: provenance, the table and the summary."""
+    outcomes = [o for r in found_rows for o in r.outcomes]
+    seeds = sorted({o.seed for o in outcomes})
+    loads = [o.load for o in outcomes]
+    commits = sorted({o.commit for o in outcomes})
+    every = [r for r in found_rows if r.found == len(r.outcomes)]
     head = [
-        SECTION,
-        "",
-        f"Generated by `python bench/bench_detection.py` ({len(seeds)} seeds: "
-        f"{', '.join(map(str, seeds))}; budget {examples} examples per search; "
-        f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"load average {load[0]:.1f} before and {load[1]:.1f} after; whole run "
-        f"{elapsed:.0f} s). For each known-defective chunker of `tests/defects/chunkers.py`: "
-        "in how many seeds the expected invariant was broken within the budget, and the median "
-        "examples / seconds to the first detection. *contract*: the inputs of "
-        "`chunk-contract run`: "
-        "its seed corpus (`contract.generation.corpus`, "
-        f"{len(corpus_for('text'))} probes) first, then "
-        "`contract.generation.strategies.cases`; *naive*: `@given(st.text(), st.integers(1, 100), "
-        "st.integers(0, 99))` with overlap taken modulo max_size. Both are judged by the same "
-        "engine (`Session.observe`), so only the inputs differ (and neither gets the string "
-        "constants Hypothesis would otherwise mix in from this project's source). "
-        "Seconds include the worker's "
-        "timeouts on hanging examples; the naive baseline never draws a degenerate config, so "
-        "`config_validation` is out of its reach by construction. *probe* and *run* rows are "
-        "decided by the runner's own checks (the timing probe; the fresh-interpreter rerun), "
-        "not by single examples, and have no naive counterpart.",
-        "",
-        "| defect | invariant | contract found | contract examples | contract s "
-        "| naive found | naive examples | naive s |",
-        "|---|---|---|---|---|---|---|---|",
+        SECTION, "",
+        f"Measured {datetime.date.today().isoformat()} at commit(s) {', '.join(commits)} with "
+        f"`python bench/bench_detection.py {' '.join(argv)}` (runs logged in "
+        f"`{log.name}`, the table rebuilt from the log). Python "
+        f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs shared with "
+        f"other engineers: load average at the start of a run {min(loads):.1f} to "
+        f"{max(loads):.1f} (median {statistics.median(loads):.1f}); every run under "
+        "`nice -n 10`, at most 2 at once.", "",
+        "Each cell is a user's CI job: `chunk-contract run tests/defects/chunkers.py:DEFECT "
+        "--seed S --json report.json` as a subprocess, default budget and profile, in a fresh "
+        "temporary folder (no reproducers, no Hypothesis database, no pyproject.toml). *found*: "
+        "the run exited 1 with the expected invariant among its violations. *s*: the median "
+        "wall time of one run (the whole run: corpus, covering schedule, 200 generated "
+        "examples, the scaling probe, shrinking, the fresh-interpreter rerun). *diagnoses*: "
+        "the patterns the runs named (any invariant). *seed-independent*: where the inputs "
+        "every run plays whatever its seed (the seed corpus, then the covering schedule) first "
+        "break the expected invariant, in process (`--construction`, "
+        f"`{CONSTRUCTION.name}`): a defect found there is found on every seed unless a "
+        "budget cuts the run first; *runner*: decided after exploration (the timing probe, "
+        "the fresh-interpreter rerun); *-*: only the random search finds it.", "",
+        f"Seeds measured: {_ranges(seeds)}; {len(outcomes)} runs.", "",
+        "| defect | invariant | found | s | seed-independent | missed on seed (why) "
+        "| diagnoses |",
+        "|---|---|---|---|---|---|---|",
     ]
-    lines = []
-    totals = {"contract": [0, 0], "naive": [0, 0]}
-    for row in rows:
-        probe = row.invariant == "scales_linearly"
-        c = _cell(row.results.get("contract"), probe=probe)
-        if row.name in RUNNER_LEVEL and c[1] != "-":
-            c = (c[0], "run", c[2])
-        n = _cell(row.results.get("naive"))
-        lines.append(f"| `{row.name}` | {row.invariant} | {c[0]} | {c[1]} | {c[2]} "
-                     f"| {n[0]} | {n[1]} | {n[2]} |")
-        for gen in totals:
-            searches = row.results.get(gen)
-            if searches:
-                totals[gen][0] += sum(s.found for s in searches)
-                totals[gen][1] += len(searches)
-    always = {gen: sum(1 for r in rows
-                       if r.results.get(gen) and all(s.found for s in r.results[gen]))
-              for gen in totals}
-    race = _race(rows)
-    never = {gen: [r.name for r in rows if r.results.get(gen)
-                   and not any(s.found for s in r.results[gen])] for gen in totals}
+    fixed = json.loads(CONSTRUCTION.read_text(encoding="utf-8")) if CONSTRUCTION.exists() else {}
+    lines = ["| " + " | ".join(r.cells(fixed)) + " |" for r in found_rows]
+    counts = sorted({len(r.outcomes) for r in found_rows})
+    early = sum(o.stopped_early is not None for o in outcomes)
     summary = [
-        "",
-        f"Searches that found their defect: contract {totals['contract'][0]}/"
-        f"{totals['contract'][1]}, naive {totals['naive'][0]}/{totals['naive'][1]}. "
-        f"Defects found on every seed: contract {always['contract']}/{len(rows)}, naive "
-        f"{always['naive']}/{sum(1 for r in rows if r.results.get('naive'))}.",
-        "",
-        f"Median examples to detection, contract against naive (a search that misses counts as "
-        f"past the budget): contract faster on {race['faster']}, tied on {race['tied']} "
-        f"({race['floor']} of them at the floor: both find it on their first or second input, "
-        f"the empty document or the first non-trivial one), slower on {race['slower']}"
-        + (f" ({', '.join(race['slower_names'])})" if race["slower_names"] else "") + ".",
-        "",
-        "Never found by the contract's generators: "
-        + (", ".join(f"`{n}`" for n in never["contract"]) or "none") + ".",
-        "",
-        "Found by the contract's generators on some seeds only: "
-        + (", ".join(f"`{r.name}` ({_cell(r.results['contract'])[0]})" for r in rows
-                     if r.name not in never["contract"]
-                     and not all(s.found for s in r.results["contract"])) or "none") + ".",
-        "",
-        "Never found by the naive baseline: "
-        + (", ".join(f"`{n}`" for n in never["naive"]) or "none") + ".",
-        "",
+        "", f"Runs whose exploration a budget cut short (the 45 s default, on this loaded "
+        f"machine): {early}/{len(outcomes)}; each still found its defect unless listed as "
+        "missed.", "",
+        f"Defects found on every seed measured: {len(every)}/{len(found_rows)}; runs that "
+        f"found their defect: {sum(o.found for o in outcomes)}/{len(outcomes)}. Seeds per "
+        f"defect: {', '.join(map(str, counts))}.", "",
     ]
     return "\n".join(head + lines + summary)
 
 
-def _median_examples(searches: list[Search], budget: float) -> float:
-    """Median examples to detection over all seeds, a miss counted as past the budget."""
-    return statistics.median(s.examples if s.found else budget + 1 for s in searches)
-
-
-def _race(rows: list[Row]) -> dict[str, Any]:
-    """Per defect with both searches: is the contract's median faster, tied or slower?"""
-    out: dict[str, Any] = {"faster": 0, "tied": 0, "floor": 0, "slower": 0, "slower_names": []}
-    for row in rows:
-        if "naive" not in row.results:
-            continue
-        budget = max(s.examples for gen in row.results.values() for s in gen)
-        ours = _median_examples(row.results["contract"], budget)
-        theirs = _median_examples(row.results["naive"], budget)
-        verdict = "faster" if ours < theirs else "tied" if ours == theirs else "slower"
-        out[verdict] += 1
-        out["floor"] += verdict == "tied" and ours <= 2
-        if verdict == "slower":
-            out["slower_names"].append(f"`{row.name}`")
-    return out
+def _ranges(numbers: list[int]) -> str:
+    """``[1, 2, 3, 7]`` -> ``"1-3, 7"``."""
+    parts: list[str] = []
+    for n in numbers:
+        if parts and parts[-1].split("-")[-1] == str(n - 1):
+            parts[-1] = f"{parts[-1].split('-')[0]}-{n}"
+        else:
+            parts.append(str(n))
+    return ", ".join(parts)
 
 
 def write_section(text: str, path: Path = RESULTS) -> None:
@@ -314,41 +358,61 @@ def write_section(text: str, path: Path = RESULTS) -> None:
     tmp.replace(path)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, default=3, help="seeds per defect (default 3)")
+# --------------------------------------------------------------------------------------- the CLI
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=20, help="seeds per defect (default 20)")
     parser.add_argument("--first-seed", type=int, default=1)
-    parser.add_argument("--examples", type=int, default=200, help="budget per search")
     parser.add_argument("--only", default="", help="comma-separated defect names")
+    parser.add_argument("--jobs", type=int, default=2, choices=(1, 2),
+                        help="runs at once (at most 2: the machine is shared)")
+    parser.add_argument("--log", type=Path, default=LOG, help="JSON-lines log of every run")
+    parser.add_argument("--skip-logged", action="store_true",
+                        help="do not re-run a (defect, seed) already in the log")
+    parser.add_argument("--estimate", action="store_true", help="print the estimate and stop")
+    parser.add_argument("--construction", action="store_true",
+                        help="classify defects by the seed-independent inputs, run none")
+    parser.add_argument("--table-only", action="store_true", help="rebuild the table, run none")
     parser.add_argument("--no-write", action="store_true", help="do not touch bench/RESULTS.md")
-    args = parser.parse_args(argv)
-    # Hypothesis mixes string constants from this project's own modules into generation (the
-    # corpus, the strategies' pieces): a naive test elsewhere would not get them. Off for both.
-    stabilize_generation()
-    defects = _defects()
-    names = [n for n in args.only.split(",") if n] or list(defects)
-    unknown = [n for n in names if n not in defects]
+    return parser
+
+
+def _jobs(args: argparse.Namespace, table: dict[str, str],
+          log: dict[tuple[str, int], Outcome]) -> list[tuple[str, int]]:
+    names = [n for n in args.only.split(",") if n] or list(table)
+    unknown = [n for n in names if n not in table]
     if unknown:
-        parser.error(f"unknown defect(s): {', '.join(unknown)}")
-    seeds = list(range(args.first_seed, args.first_seed + args.seeds))
-    started = time.perf_counter()
-    load_before = os.getloadavg()[0]
-    rows = []
-    for name in names:
-        t = time.perf_counter()
-        row = measure(name, defects[name], seeds, args.examples)
-        rows.append(row)
-        cells = {g: _cell(r) for g, r in row.results.items()}
-        print(f"{name:32s} {row.invariant:20s} " + "  ".join(
-            f"{g}: {c[0]} ex={c[1]} s={c[2]}" for g, c in cells.items())
-            + f"  ({time.perf_counter() - t:.1f}s)", flush=True)
-    text = table(rows, seeds, args.examples, time.perf_counter() - started,
-                 (load_before, os.getloadavg()[0]))
-    print()
+        raise SystemExit(f"unknown defect(s): {', '.join(unknown)}; known: {', '.join(table)}")
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    # Seed-major order: an interrupted measurement still covers every defect evenly.
+    jobs = [(n, s) for s in seeds for n in names]
+    return [j for j in jobs if not (args.skip_logged and j in log)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser().parse_args(argv)
+    table = defects()
+    log = read_log(args.log)
+    if args.construction:
+        construction([n for n in args.only.split(",") if n] or list(table), table, CONSTRUCTION)
+        return 0
+    if not args.table_only:
+        jobs = _jobs(args, table, log)
+        print(f"{len(jobs)} runs, about {estimate(jobs, log, args.jobs) / 60:.0f} min "
+              f"with {args.jobs} at once (from the logged run times)", flush=True)
+        if args.estimate:
+            return 0
+        for outcome in measure(jobs, table, parallel=args.jobs, log=args.log):
+            mark = "found" if outcome.found else f"MISSED ({_why(outcome)})"
+            print(f"{outcome.defect:30s} seed {outcome.seed:3d} {outcome.seconds:6.1f} s "
+                  f"load {outcome.load:4.1f}  {mark}", flush=True)
+    text = render(rows(read_log(args.log), table), argv, args.log)
     print(text)
     if not args.no_write:
         write_section(text)
-        print(f"wrote {SECTION!r} into {RESULTS.relative_to(ROOT)}")
     return 0
 
 

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import functools
 
-from contract.diagnosis.base import _PATTERNS, Diagnosis, Pattern, Probe, pattern
+from contract.diagnosis.base import _PATTERNS, Diagnosis, Inconclusive, Pattern, Probe, pattern
 
-__all__ = ["Diagnosis", "Pattern", "Probe", "diagnose", "load_builtin", "pattern", "patterns"]
+__all__ = [
+    "Diagnosis", "Inconclusive", "Pattern", "Probe", "diagnose", "load_builtin", "pattern",
+    "patterns",
+]
 
 
 @functools.cache

@@ -3,6 +3,12 @@
 
 This module registers no pattern itself: the built-in ones (:mod:`contract.diagnosis.builtin`)
 are loaded by :func:`contract.diagnosis.load_builtin`.
+
+A variation the plugin does not answer (it times out, or crashes, when the rule under study is
+another one) proves nothing either way: "no violation of cap_respected" from a call that never
+returned is not "the violation disappears". Such an experiment is inconclusive and confirms
+nothing. A variation that timed out under the probe's quick timeout (a busy machine) is asked
+once more with the session's full timeout before it is given up.
 """
 
 from __future__ import annotations
@@ -13,7 +19,15 @@ from typing import Any, Protocol
 
 from contract.spec.model import Chunk, Config, chunks_from_records
 
-__all__ = ["Diagnosis", "Experiment", "Observer", "Pattern", "Probe", "pattern"]
+__all__ = ["Diagnosis", "Experiment", "Inconclusive", "Observer", "Pattern", "Probe", "pattern"]
+
+#: Failures of the call itself: a variation that ends in one of them was not answered (unless
+#: it is the rule under study).
+_UNANSWERED = ("terminates", "no_crash")
+
+
+class Inconclusive(Exception):
+    """A variation the plugin did not answer: the experiment can confirm nothing."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +64,8 @@ class Probe:
     session: Observer
     timeout: float | None = None
     unit: str = "chars"
+    #: whether a variation that timed out is asked again with the session's full timeout
+    retry: bool = True
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -74,9 +90,20 @@ class Probe:
         return None if seen.records is None else chunks_from_records(seen.records)
 
     def _observe(self, document: Any, config: Config | None) -> Any:
+        """The checked call on a variation; Inconclusive when the plugin did not answer."""
         doc = self.document if document is None else document
-        return self.session.observe(doc, config or self.config, only=self.invariant,
-                                    timeout=self.timeout)
+        cfg = config or self.config
+        seen = self.session.observe(doc, cfg, only=self.invariant, timeout=self.timeout)
+        full = getattr(self.session, "timeout", None)
+        if self._timed_out(seen) and self.retry and full is not None and full != self.timeout:
+            seen = self.session.observe(doc, cfg, only=self.invariant, timeout=full)
+            self.retry = not self._timed_out(seen)  # a real hang: retry no other variation
+        if any(seen.of(rule) for rule in _UNANSWERED if rule != self.invariant):
+            raise Inconclusive(f"the plugin did not answer the variation ({cfg.describe()})")
+        return seen
+
+    def _timed_out(self, seen: Any) -> bool:
+        return self.invariant != "terminates" and bool(seen.of("terminates"))
 
 
 Experiment = Callable[[Probe], "str | None"]
@@ -94,7 +121,10 @@ class Pattern:
 
     def confirm(self, probe: Probe) -> Diagnosis | None:
         """The diagnosis when the experiment confirms the pattern on this probe."""
-        evidence = self.experiment(probe)
+        try:
+            evidence = self.experiment(probe)
+        except Inconclusive:
+            return None
         if evidence is None:
             return None
         return Diagnosis(self.id, self.cause, self.fix, evidence)

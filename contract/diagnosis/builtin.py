@@ -8,7 +8,8 @@ order is most specific first, since the first confirmed pattern is the diagnosis
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from contract.diagnosis.base import Probe, pattern
 from contract.engine import scaling
@@ -222,11 +223,6 @@ def _lines(chunks: list[Chunk]) -> list[tuple[int | None, int | None]]:
 # ----------------------------------------------------------------------------- encodings
 
 
-def _utf16_slice(document: str, start: int, end: int) -> str:
-    units = document.encode("utf-16-le", "surrogatepass")
-    return units[2 * start:2 * end].decode("utf-16-le", "surrogatepass")
-
-
 def _bmp_only(document: str) -> str:
     return _ASTRAL.sub(_BMP_STAND_IN, document)
 
@@ -262,6 +258,49 @@ def _cut_pair(text: str) -> bool:
     return bool(text) and ("\udc00" <= text[0] <= "\udfff" or "\ud800" <= text[-1] <= "\udbff")
 
 
+@dataclass(frozen=True)
+class _CodeUnits:
+    """Offsets counted in an encoding's code units instead of code points."""
+
+    codec: str
+    #: bytes per code unit: 2 for UTF-16, 1 for UTF-8
+    width: int
+    #: what the units count apart from code points, in the document
+    counted_apart: re.Pattern[str]
+    #: the copy of the document on which units and code points agree
+    neutral: Callable[[str], str]
+    where: str
+    copy: str
+
+
+def _unit_offsets(probe: Probe, units: _CodeUnits) -> str | None:
+    """A suspect's [start:end) is its text's place in ``units``, and the neutral copy passes."""
+    doc = probe.document
+    if not isinstance(doc, str) or not units.counted_apart.search(doc):
+        return None
+    data = doc.encode(units.codec, "surrogatepass")
+    hit = next((c for c in probe.suspects if _units_hold(data, doc, c, units)), None)
+    if hit is None or probe.fails(units.neutral(doc)):
+        return None
+    return (f"chunk[{hit.index}]'s [{hit.start}:{hit.end}) is where its text lies in "
+            f"{units.where}; {units.copy} the violation disappears")
+
+
+def _units_hold(data: bytes, document: str, chunk: Chunk, units: _CodeUnits) -> bool:
+    """The chunk's offsets are wrong as code points but right as code units of ``data``."""
+    s, e = chunk.start, chunk.end
+    if s is None or e is None or document[s:e] == chunk.text:
+        return False
+    w = units.width
+    return data[w * s:w * e] == chunk.text.encode(units.codec, "surrogatepass")
+
+
+_UTF16 = _CodeUnits("utf-16-le", 2, _ASTRAL, _bmp_only, "UTF-16 code units",
+                    "with the characters above U+FFFF replaced by BMP ones")
+_UTF8 = _CodeUnits("utf-8", 1, _NON_ASCII, _ascii_only, "UTF-8 bytes",
+                   "on an ASCII-only copy of the document")
+
+
 @pattern(
     "utf16_offsets",
     invariants=_DRIFT,
@@ -271,22 +310,7 @@ def _cut_pair(text: str) -> bool:
     "offsets = \"utf16\"",
 )
 def utf16_offsets(probe: Probe) -> str | None:
-    doc = probe.document
-    if not isinstance(doc, str) or not _ASTRAL.search(doc):
-        return None
-    hit = next((c for c in probe.suspects if _utf16_holds(doc, c)), None)
-    if hit is None or probe.fails(_bmp_only(doc)):
-        return None
-    return (f"chunk[{hit.index}]'s [{hit.start}:{hit.end}) is its text's place in UTF-16 code "
-            "units; with the characters above U+FFFF replaced by BMP ones the violation "
-            "disappears")
-
-
-def _utf16_holds(document: str, chunk: Chunk) -> bool:
-    s, e = chunk.start, chunk.end
-    if s is None or e is None or document[s:e] == chunk.text:
-        return False
-    return _utf16_slice(document, s, e) == chunk.text
+    return _unit_offsets(probe, _UTF16)
 
 
 @pattern(
@@ -298,22 +322,7 @@ def _utf16_holds(document: str, chunk: Chunk) -> bool:
     "(len(data[:i].decode('utf-8')))",
 )
 def utf8_offsets_as_indices(probe: Probe) -> str | None:
-    doc = probe.document
-    if not isinstance(doc, str) or doc.isascii():
-        return None
-    data = doc.encode("utf-8", "surrogatepass")
-    hit = next((c for c in probe.suspects if _bytes_hold(data, doc, c)), None)
-    if hit is None or probe.fails(_ascii_only(doc)):
-        return None
-    return (f"chunk[{hit.index}]'s [{hit.start}:{hit.end}) is where its text lies in UTF-8 "
-            "bytes; on an ASCII-only copy of the document the violation disappears")
-
-
-def _bytes_hold(data: bytes, document: str, chunk: Chunk) -> bool:
-    s, e = chunk.start, chunk.end
-    if s is None or e is None or document[s:e] == chunk.text:
-        return False
-    return data[s:e] == chunk.text.encode("utf-8", "surrogatepass")
+    return _unit_offsets(probe, _UTF8)
 
 
 @pattern(

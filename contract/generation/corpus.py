@@ -23,6 +23,32 @@ __all__ = ["CORPUS", "WORKBOOK_CORPUS", "corpus_for"]
 
 _WORDS = "ab cd\nef gh ij"
 
+#: The base of the near twins: several chunks long at its config, every character a letter or
+#: a separator, so one letter can change anywhere without changing the length.
+_TWIN_BASE = ("Alpha bravo charlie delta echo foxtrot golf.\n"
+              "Hotel india juliet kilo lima mike november oscar papa.\n")
+_TWIN_CONFIG = Config(24, 6)
+
+
+def _twin(document: str, at: int) -> str:
+    """``document`` with its letter at ``at`` (or the next letter) replaced by another one."""
+    at = next(i for i in range(at, len(document)) if document[i].isalpha())
+    other = "q" if document[at] != "q" else "z"
+    return document[:at] + other + document[at + 1:]
+
+
+def _near_twins() -> tuple[tuple[str, str, Config], ...]:
+    """The base, then three twins of its length, each differing from it in one letter: near the
+    end, in the middle, near the start. A plugin that keeps state between calls under a partial
+    fingerprint of the document (its first or last characters, its length, both ends) hands
+    one twin the chunks of another, whatever part the fingerprint reads; each twin follows the
+    base with the same config, as a cache needs."""
+    end, middle, start = len(_TWIN_BASE) - 3, len(_TWIN_BASE) // 2, 1
+    return (("near twins: the base", _TWIN_BASE, _TWIN_CONFIG),
+            *((f"near twins: one letter changed {where}", _twin(_TWIN_BASE, at), _TWIN_CONFIG)
+              for where, at in (("near the end", end), ("in the middle", middle),
+                                ("near the start", start))))
+
 #: ``(why, document, config)``, broadest first; the degenerate configs last.
 CORPUS: tuple[tuple[str, str, Config], ...] = (
     ("the empty document", "", Config(1, 0)),
@@ -74,6 +100,7 @@ CORPUS: tuple[tuple[str, str, Config], ...] = (
     ("NUL, odd line breaks and a BOM",
      "\ufeffa\x00b\x0bc\x0cd\x85e\u2028f\u2029g", Config(3, 1)),
     ("CJK without spaces", "\u4e2d\u6587\u6587\u672c\u6ca1\u6709\u7a7a\u683c" * 5, Config(7, 2)),
+    *_near_twins(),
     # One probe per degenerate family of SPEC §2: refused with ValueError/TypeError, or handled
     # with output that keeps every invariant (config_validation).
     ("degenerate: overlap == max_size, the forward-progress killer", _WORDS, Config(2, 2)),

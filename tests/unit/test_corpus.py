@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,34 @@ def test_a_saved_failure_that_is_also_a_probe_is_called_once() -> None:
                      [probe, *corpus_for("text")])
     assert calls.count(probe) == 2  # once replayed, once generated (Hypothesis's own draw)
     assert found.examples == len(CORPUS) + 1
+
+
+def _fingerprints() -> dict[str, Callable[[str], tuple[object, ...]]]:
+    """Partial fingerprints a memoising chunker might key its cache on."""
+    return {
+        "prefix and length": lambda d: (d[:16], len(d)),
+        "suffix and length": lambda d: (d[-16:], len(d)),
+        "both ends and length": lambda d: (d[:8], d[-8:], len(d)),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_fingerprints()))
+def test_near_twins_collide_under_every_partial_fingerprint(name: str) -> None:
+    """Some probe follows an earlier one with the same config and fingerprint, yet another text:
+    a cache under that fingerprint hands it stale chunks (span_fidelity)."""
+    key = _fingerprints()[name]
+    seen: dict[tuple[object, ...], str] = {}
+    collisions = []
+    for _, document, config in CORPUS:
+        k = (*key(document), config)
+        if k in seen and seen[k] != document:
+            collisions.append(document)
+        seen.setdefault(k, document)
+    assert collisions, f"no two probes share the {name} fingerprint with different texts"
+
+
+def test_the_corpus_alone_catches_a_cache_under_a_partial_fingerprint() -> None:
+    stale = f"{ROOT / 'tests' / 'defects' / 'chunkers.py'}:stale_cache"
+    assert run(stale, _settings(corpus=False, only=("span_fidelity",))).passed  # control
+    found = run(stale, _settings(only=("span_fidelity",)))
+    assert [r.id for r in found.violated] == ["span_fidelity"]
