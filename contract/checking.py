@@ -12,6 +12,7 @@ from typing import Any
 from contract.engine import crossrun, reproducers, scaling
 from contract.engine.events import Finished, Listener
 from contract.engine.loading import load
+from contract.engine.outofprocess import is_out_of_process, load_out_of_process
 from contract.engine.results import Counterexample, InvariantResult, RunResult, RunSettings
 from contract.engine.runner import skip_reason
 from contract.engine.session import Observation, Session
@@ -183,8 +184,6 @@ def _counterexample(
 def _load_saved(saved: reproducers.Reproducer) -> Plugin:
     """The plugin of ``saved``; an ``exec:`` command runs in the folder the run ran it in
     (``base``), so that ``replay`` works from any folder."""
-    from contract.engine.outofprocess import is_out_of_process, load_out_of_process
-
     if is_out_of_process(saved.target) and saved.base is not None:
         plugin: Plugin = load_out_of_process(saved.target, cwd=saved.base)
         return plugin

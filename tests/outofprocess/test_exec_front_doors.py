@@ -13,8 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from contract.model import Config
-from contract.runner import RunSettings, run
 
 from contract.engine import database, reproducers
 from contract.engine.runner import RunSettings, run
