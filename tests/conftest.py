@@ -5,7 +5,9 @@
 - The heavy tests are marked ``slow`` here, in one place: ``nox -s tests`` runs the rest (the
   tests a contributor needs, a few minutes on 2 cores) and ``nox -s slow`` runs these, with
   every extra installed. A test file can also mark its own tests with ``@pytest.mark.slow``.
-- Hypothesis judges no test input by wall-clock time (:data:`SUITE_PROFILE`).
+- Hypothesis judges no test input by wall-clock time (:data:`SUITE_PROFILE`), and what a
+  test's strategies draw does not depend on which modules its process has loaded (an xdist
+  worker loads whatever its earlier tests needed; see contract.generation.stability).
 - With ``CHUNK_CONTRACT_NO_SKIP=1`` (set by .ci/run) a skipped test fails instead, unless its
   reason starts with ``platform:`` (a test that cannot run on this operating system). So CI
   never passes by skipping what it did not install.
@@ -25,6 +27,8 @@ _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
+from contract.generation.stability import stabilize_generation  # noqa: E402  (the root first)
+
 #: Hypothesis's own wall-clock verdicts on the tests' generated inputs (the per-example
 #: ``deadline``, the ``too_slow`` health check) turn a busy machine into failures: on the shared
 #: 2 cores at load 15, ``test_max_length_is_respected`` failed with "Input generation is slow".
@@ -33,12 +37,14 @@ SUITE_PROFILE = "chunk-contract-suite"
 settings.register_profile(SUITE_PROFILE, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(SUITE_PROFILE)
+stabilize_generation()
 
 #: Folders (relative to tests/) whose every test is slow: they need the extras (peers, fuzz,
 #: mutation, redis) or run whole campaigns, fuzzers, scaling probes and parallel runs.
 SLOW_FOLDERS = ("adapters", "fuzz", "mutation", "scale")
 
 #: Single slow tests elsewhere: ``file::name`` (every parametrization) or ``file::name[id]``.
+#: (tests/defects/test_defects.py marks its own: which defects' whole runs are fast.)
 #: Each took 10 s or more in ``pytest --durations`` on 2 loaded cores, or shares a module
 #: fixture that does (the fixture runs in whichever test needs it first). The fast session
 #: keeps a cheaper test of the same behaviour: the other defective chunkers, twins, strategy
@@ -63,15 +69,12 @@ SLOW_TESTS: frozenset[str] = frozenset({
     "unit/test_strategies.py::test_markdown_fence_variants",
     "unit/test_strategies.py::test_markdown_heading_forms",
     # long runs: a defect found late, memory growth to the cap, a hang, pytest under xdist
-    "defects/test_defects.py::test_run_finds[lines_from_find]",
     "defects/test_defects.py::test_memory_growth_is_reported_as_memory",
     "reference/test_twins.py::test_the_contract_catches_the_twin[recursive_backwards_step]",
     "cli/test_cli.py::test_hang_is_reported_and_the_run_finishes",
     "gate/test_pytest_plugin.py::test_xdist_workers_share_a_random_seed",
     "gate/test_pytest_plugin.py::test_xdist_runs_each_target_once_with_the_serial_verdicts",
     # 10 s or more since this round's containment, schedule and scaling work (2 cores)
-    "defects/test_defects.py::test_run_finds[quadratic_offsets]",
-    "defects/test_defects.py::test_run_finds[lines_on_stripped_copy]",
     "defects/test_defects.py::test_correct_passes[MarkdownSections-20250101]",
     "hostile/test_hostile.py::test_an_exception_whose_str_hangs_is_terminates",
     "hostile/test_hostile.py::test_grandchildren_die_with_the_worker",

@@ -23,6 +23,7 @@ from typing import Any
 
 from contract.engine.http_target import HttpTarget
 from contract.engine.messages import (
+    Chunks,
     CountTokens,
     CpuFamily,
     CpuSplit,
@@ -33,7 +34,7 @@ from contract.engine.messages import (
 )
 from contract.engine.targets import Plugin, load_timeout
 from contract.engine.worker import Outcome
-from contract.spec.model import Declarations
+from contract.spec.model import Declarations, chunks_from_records
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _PREFIXES = ("exec:", "http://", "https://")
@@ -97,7 +98,7 @@ class OutOfProcessTransport:
         if not outcome.ok:
             return outcome
         try:
-            value = request.reply_from_wire(_plain(outcome.value))
+            value = _typed(request, outcome.value)
         except MalformedReply as exc:
             return Outcome("error", None, "ProtocolError", str(exc), elapsed=outcome.elapsed)
         return replace(outcome, value=value)
@@ -132,6 +133,16 @@ def _wire(request: Request) -> tuple[Any, ...]:
     if isinstance(request, CpuSplit):
         return ("cpu", valid_unicode(request.document), request.max_size, request.overlap)
     return ("cpu-family", request.family, request.size, request.max_size, request.overlap)
+
+
+def _typed(request: Request, value: Any) -> Any:
+    """The typed reply. Chunk records of a split were made in this process, by the same
+    ``normalise_chunks`` a worker runs on the JSON the child sent, so they are built into
+    chunks at once; re-checking them as if they had crossed a process boundary cost a tenth of
+    an exec: run's host time."""
+    if isinstance(request, Split) and type(value) is tuple and value[:1] == ("chunks",):
+        return Chunks(chunks_from_records(value[1]))
+    return request.reply_from_wire(_plain(value))
 
 
 def _plain(value: Any) -> Any:

@@ -45,6 +45,7 @@ from contract.engine.session import Observation, PluginFailure, Session
 from contract.engine.targets import Plugin
 from contract.generation import strategies
 from contract.generation.corpus import corpus_for
+from contract.generation.stability import stable_generation
 from contract.generation.strategies.kinds import documents_for
 from contract.generation.strategies.schedule import Coverage, Schedule, schedule_for
 from contract.spec.model import Chunk, Config, Violation
@@ -58,7 +59,20 @@ def run(
     run_settings: RunSettings | None = None,
     on_event: Listener | None = None,
 ) -> RunResult:
-    """Run the contract against ``target`` and return the verdict on every invariant."""
+    """Run the contract against ``target`` and return the verdict on every invariant.
+
+    What is generated depends on the seed alone, not on the modules this process has loaded
+    (see contract.generation.stability).
+    """
+    with stable_generation():
+        return _run(target, run_settings, on_event)
+
+
+def _run(
+    target: str | Plugin | Any,
+    run_settings: RunSettings | None,
+    on_event: Listener | None,
+) -> RunResult:
     config = run_settings or RunSettings()
     plugin = target if isinstance(target, Plugin) else load(target)
     emit = on_event or (lambda event: None)

@@ -154,11 +154,10 @@ class Chunk:
 
     def as_record(self) -> dict[str, Any]:
         """The reported fields, for reports and reproducers."""
-        out: dict[str, Any] = {}
-        for name in CHUNK_FIELDS:
-            value = getattr(self, name)
-            if value is not None:
-                out[name] = list(value) if name == "section" else value
+        fields = self.__dict__  # every field is there (see from_record); no getattr per field
+        out = {name: fields[name] for name in CHUNK_FIELDS if fields[name] is not None}
+        if "section" in out:
+            out["section"] = list(out["section"])
         return out
 
     @property
@@ -237,7 +236,7 @@ def _normalise_one(index: int, item: Any) -> dict[str, Any]:
         pairs = [(k, getattr(item, k, None)) for k in CHUNK_FIELDS]
     record: dict[str, Any] = {}
     for key, value in pairs:  # one pass: exact int / str (the common case) kept as they are
-        name = _field_name(key)
+        name = _FIELD_BY_NAME.get(key) if type(key) is str else _field_name(key)
         if value is None or name is None:
             continue
         kind = type(value)

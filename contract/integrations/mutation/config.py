@@ -171,35 +171,3 @@ def mutant_phase() -> str | None:
 #: Where the evidence on survivors (``python -m contract.integrations.mutation.explain``) is
 #: in ``mutants/``.
 EVIDENCE_FILE = ".chunk-contract-evidence.json"
-
-
-def stabilize_generation() -> bool:
-    """Make the generated examples independent of which modules this process has imported.
-
-    Hypothesis (6.13x and later) mixes literal constants from the *source of every local module
-    loaded so far* into generation. Under mutmut that pool differs between processes and phases
-    (the mutated files hold every mutant's constants; the stats phase, a triaged run and a
-    --recheck run import different modules), so the same seed gave different examples and a
-    few verdicts flipped between runs. With the local pool empty, a mutant meets the same
-    examples in every run. Private Hypothesis API: if it moves, nothing is patched (False).
-    """
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:  # pragma: no cover
-        return False
-    current = getattr(providers, "_get_local_constants", None)
-    if current is None or not hasattr(providers, "Constants"):
-        return False
-    if getattr(current, "_chunk_contract_stable", False):
-        return True
-    empty = providers.Constants()
-
-    def no_local_constants() -> Any:
-        return empty
-
-    no_local_constants._chunk_contract_stable = True  # type: ignore[attr-defined]
-    providers._get_local_constants = no_local_constants
-    cache = getattr(providers, "CONSTANTS_CACHE", None)
-    if cache is not None and hasattr(cache, "cache"):
-        cache.cache.clear()
-    return True

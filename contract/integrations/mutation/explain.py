@@ -22,7 +22,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from contract.integrations.mutation.config import EVIDENCE_FILE, stabilize_generation
+from contract.generation.stability import stabilize_generation
+from contract.integrations.mutation.config import EVIDENCE_FILE
 
 #: Written into ``mutants/`` (the stats phase's test -> target map, and the evidence).
 TARGETS_FILE = ".chunk-contract-targets.json"

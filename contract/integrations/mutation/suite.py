@@ -34,13 +34,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from contract.generation.stability import stabilize_generation
 from contract.integrations.mutation.config import (
     KILLS_DIR,
     MUTANT_ENV,
     TRIAGE_ENV,
     Budget,
     mutant_phase,
-    stabilize_generation,
 )
 from contract.integrations.mutation.config import budget as current_budget
 

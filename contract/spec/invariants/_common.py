@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from contract.spec.model import Case, Chunk, plural
 from contract.spec.placement import Accept, Lower, Placement, Span, after_previous, place_in_order
@@ -47,7 +48,9 @@ def partly_reported(case: Case, fields: Sequence[str]) -> list[Chunk]:
     for some chunks and not others, the ones without are its lost offsets, which placing them
     (or skipping their check) would hide.
     """
-    without = [c for c in case.chunks if all(getattr(c, f) is None for f in fields)]
+    reported = attrgetter(*fields)  # of one field: the value; of several: a tuple
+    nothing = (None,) * len(fields) if len(fields) > 1 else None
+    without = [c for c in case.chunks if reported(c) == nothing]
     return without if 0 < len(without) < len(case.chunks) else []
 
 
