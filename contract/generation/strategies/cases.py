@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from hypothesis import strategies as st
 
 from contract.spec.model import Config
@@ -14,6 +16,16 @@ from .text import documents
 __all__ = ["KINDS", "any_documents", "cases"]
 
 KINDS = ("text", "workbook")
+
+
+_PICKS = st.integers(0, DEGENERATE_ONE_IN - 1)
+
+
+@functools.lru_cache(maxsize=8192)
+def _caps_below(top: int) -> st.SearchStrategy[int]:
+    """A cap in ``[1, top]``, small ones often. One strategy per ``top`` (cached): a new one per
+    example was validated anew on every draw."""
+    return st.one_of(st.integers(1, min(8, top)), st.integers(1, top))
 
 
 def any_documents(*, max_length: int = 2000) -> st.SearchStrategy[str]:
@@ -69,12 +81,11 @@ def cases(
         n = len(document)
         # 0-2: a config independent of the document; 3-8: a cap below the document's length;
         # 9: degenerate (when allowed). The shrinker heads for the independent configs.
-        pick = draw(st.integers(0, DEGENERATE_ONE_IN - 1))
+        pick = draw(_PICKS)
         if degenerate and pick == DEGENERATE_ONE_IN - 1:
             return document, draw(broken)
         if pick >= 3 and n >= 2:
-            top = min(n - 1, max_cap)
-            max_size = draw(st.one_of(st.integers(1, min(8, top)), st.integers(1, top)))
+            max_size = draw(_caps_below(min(n - 1, max_cap)))
             return document, Config(max_size=max_size, overlap=draw(overlaps(max_size)))
         return document, draw(independent)
 

@@ -9,6 +9,8 @@ practice: Hypothesis does not draw the switch uniformly).
 
 from __future__ import annotations
 
+import functools
+
 from hypothesis import strategies as st
 
 from contract.spec.model import Config
@@ -31,8 +33,13 @@ def max_sizes(max_cap: int = 4096) -> st.SearchStrategy[int]:
     return st.one_of(ranges)
 
 
+@functools.lru_cache(maxsize=8192)
 def overlaps(max_size: int) -> st.SearchStrategy[int]:
-    """A valid overlap for ``max_size``: 0, 1, ``max_size - 1`` or anything in ``[0, max_size)``."""
+    """A valid overlap for ``max_size``: 0, 1, ``max_size - 1`` or anything in ``[0, max_size)``.
+
+    One strategy per ``max_size`` (cached): drawn once per example, a new one each time was
+    validated (and its ``one_of`` flattened) anew every draw.
+    """
     if max_size <= 1:
         return st.just(0)
     return st.one_of(st.just(0), st.just(1), st.just(max_size - 1), st.integers(0, max_size - 1))
@@ -40,9 +47,12 @@ def overlaps(max_size: int) -> st.SearchStrategy[int]:
 
 def valid_configs(max_cap: int = 4096) -> st.SearchStrategy[Config]:
     """Configs with ``max_size >= 1`` and ``0 <= overlap < max_size``."""
-    return max_sizes(max_cap).flatmap(
-        lambda m: overlaps(m).map(lambda o: Config(max_size=m, overlap=o))
-    )
+    return max_sizes(max_cap).flatmap(_configs_with)
+
+
+@functools.lru_cache(maxsize=8192)
+def _configs_with(max_size: int) -> st.SearchStrategy[Config]:
+    return overlaps(max_size).map(lambda o: Config(max_size=max_size, overlap=o))
 
 
 def degenerate_configs(max_cap: int = 4096) -> st.SearchStrategy[Config]:

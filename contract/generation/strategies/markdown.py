@@ -125,6 +125,14 @@ def _long_headings(max_length: int) -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
+def _fence_bodies(marker: str) -> st.SearchStrategy[list[str]]:
+    """1-8 lines inside a fence opened by ``marker``: code, and decoys of that marker. One
+    strategy per marker (a handful), not a new one validated on every draw."""
+    lines = st.one_of(st.sampled_from(_CODE_LINES), st.sampled_from(_decoys(marker)))
+    return st.lists(lines, min_size=1, max_size=8)
+
+
 def _decoys(marker: str) -> tuple[str, ...]:
     """Lines inside a fence opened by ``marker`` that look like fence lines and close nothing:
     the other fence character, a shorter run, a run with an info string, four spaces of indent."""
@@ -156,15 +164,13 @@ def _fences() -> st.SearchStrategy[str]:
     """Fenced code holding ``#`` lines and fence decoys; closed by the same run, a longer one
     (indented 0-3 spaces, trailing spaces allowed), or left unclosed."""
     infos = st.sampled_from(("", "python", "bash", "md", " js", " ~~~", " a~b"))
-    code = st.sampled_from(_CODE_LINES)
     closings = st.sampled_from(("same", "same", "longer", "unclosed", "indented", "trailing"))
 
     @st.composite
     def build(draw: st.DrawFn) -> str:
         indent, marker = draw(_fence_openers())
         info = draw(infos)
-        lines = st.one_of(code, st.sampled_from(_decoys(marker)))
-        out = [indent + marker + info, *draw(st.lists(lines, min_size=1, max_size=8))]
+        out = [indent + marker + info, *draw(_fence_bodies(marker))]
         closing = draw(closings)
         if closing == "longer":
             out.append(marker + marker[0])
