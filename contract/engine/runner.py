@@ -269,7 +269,8 @@ def _explore(
     """Explore ``known`` cases, then generated ones, into ``found`` (kept if interrupted)."""
     found = found if found is not None else _Explored()
     step = max(1, config.max_examples // 20)
-    deadline = time.monotonic() + config.explore_seconds
+    started = time.monotonic()
+    deadline = started + config.explore_seconds
 
     # Failures saved by earlier runs come first (contract.engine.database), then the seed corpus.
     if known:
@@ -280,8 +281,10 @@ def _explore(
         found.note(case, session.observe(*case))
         found.asked += 1
     if plan is not None:
-        found.coverage = _play(session, plan, deadline, found, emit, config.max_examples)
-    emit(RunPhase("exploring", found.asked + config.max_examples, deadline - time.monotonic()))
+        found.coverage = _play(session, plan, started + config.schedule_budget, found, emit,
+                               config.max_examples)
+    emit(RunPhase("exploring", found.asked + config.max_examples,
+                  max(0.0, deadline - time.monotonic())))
 
     @_hypothesis_settings(config, (Phase.generate,))
     @seed(the_seed)
@@ -305,7 +308,8 @@ def _explore(
     try:
         explore()
     except _OutOfTime:
-        found.stopped = f"the {config.explore_seconds:g} s exploration budget ran out"
+        spent = f"the {config.explore_seconds:g} s exploration budget ran out"
+        found.stopped = f"{found.stopped}; {spent}" if found.stopped else spent
     else:
         if found.examples < found.asked:
             found.stopped = "the generator ran out of new inputs (Hypothesis stopped early)"
@@ -320,7 +324,8 @@ def _play(
     emit: Listener,
     generated: int,
 ) -> Coverage:
-    """Play the covering schedule in order, until its end or the exploring deadline."""
+    """Play the covering schedule in order, until its end or its own deadline (later than the
+    generated examples' on a busy machine: see RunSettings.schedule_seconds)."""
     cases = list(plan.items())
     emit(RunPhase("covering schedule", found.asked + len(cases) + generated,
                deadline - time.monotonic()))
@@ -328,7 +333,7 @@ def _play(
     for case in cases:
         if time.monotonic() > deadline:
             found.asked += len(cases) - played
-            found.stopped = "the exploration budget ran out during the covering schedule"
+            found.stopped = "the covering schedule's budget ran out before its end"
             break
         if _key(case) not in found.seen:  # already replayed (a saved failure): not again
             found.note(case, session.observe(*case))

@@ -61,8 +61,28 @@ def test_a_covering_schedule_cut_by_the_budget_counts_as_asked() -> None:
     result = run(SLOW, _settings(max_examples=200, explore_seconds=0.5, only=("non_empty",),
                                  schedule=True))
     assert result.examples_asked == len(list(schedule_for("text").items())) + 200
-    assert result.stopped_early == "the 0.5 s exploration budget ran out"
+    assert result.stopped_early == (
+        "the covering schedule's budget ran out before its end; "
+        "the 0.5 s exploration budget ran out"
+    )
     assert result.coverage is not None and result.coverage.covered < result.coverage.total
+
+
+def test_the_covering_schedule_outlives_the_exploration_budget() -> None:
+    """On a busy machine the wall-clock budget runs out early; the schedule (coverage by
+    construction) still plays to its end, within its own budget, and the generated examples
+    stop. Here the exploration budget is spent before the first case (0 s)."""
+    result = run(FLAWED, _settings(max_examples=50, explore_seconds=0.0, schedule_seconds=600.0,
+                                   only=("cap_respected",), schedule=True))
+    assert result.coverage is not None and result.coverage.covered == result.coverage.total
+    assert result.stopped_early == "the 0 s exploration budget ran out"
+    assert result.examples < result.examples_asked
+
+
+def test_the_schedule_budget_is_never_below_the_exploration_budget() -> None:
+    assert RunSettings(explore_seconds=45.0).schedule_budget == 180.0
+    assert RunSettings(explore_seconds=45.0, schedule_seconds=10.0).schedule_budget == 45.0
+    assert RunSettings(explore_seconds=1.0, schedule_seconds=60.0).schedule_budget == 60.0
 
 
 def test_a_run_within_its_budget_does_not_claim_an_early_stop() -> None:
