@@ -81,6 +81,9 @@ SLOW_TESTS: frozenset[str] = frozenset({
     "hostile/test_hostile.py::test_a_thread_started_at_import_does_not_keep_the_host_alive",
     "sheets/test_workbook_strategies.py::test_cases_include_degenerate_configs",
     "reference/test_reference_chunkers.py::test_keeps_the_contract[markdown.py:split]",
+    # header.py's second entry point (header.py:split stays in the fast suite)
+    "reference/test_reference_chunkers.py::"
+    "test_keeps_the_contract[header.py:split_duplicate_headers]",
 })
 
 #: The variable that turns skips into failures, and the reason prefix it lets through.

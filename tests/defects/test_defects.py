@@ -63,8 +63,9 @@ def correct_target(name: str) -> str:
     return f"{HERE / 'correct.py'}:{name}"
 
 
-#: Defects that hang (or blow up memory) on many inputs: a short timeout and a capped budget,
-#: since each hanging example costs a timeout. Detection comes within the first examples.
+#: Defects that hang (or blow up memory) on many inputs: a short timeout and a capped budget
+#: (the covering schedule's included), since each hanging example costs a timeout. Detection
+#: comes within the first examples.
 HANGS = {"chunk_text_no_progress", "chunk_text_heap_growth", "swallowed_hang", "degenerate_hang",
          "catastrophic_regex"}
 
@@ -268,7 +269,7 @@ def defect_settings(name: str) -> RunSettings:
     only = () if "config_validation" in expected else expected
     if name in HANGS:
         return RunSettings(max_examples=200, seed=SEED, timeout=0.5, explore_seconds=8.0,
-                           shrink_seconds=3.0, reproducers=None, only=only)
+                           schedule_seconds=8.0, shrink_seconds=3.0, reproducers=None, only=only)
     # A shrink that finishes in well under 3 s on an idle machine gets 30 s, so that on a busy
     # one it still finishes: the size checked below must not depend on load (reversed_stack
     # kept 78 characters at load 15 with 3 s). A finished shrink stops at once.

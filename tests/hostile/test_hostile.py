@@ -207,9 +207,9 @@ def _alive(pid: int) -> bool:
     ("name", "says"),
     [
         ("start_googol", "out of range"),
-        ("start_2_63", "out of range"),
+        pytest.param("start_2_63", "out of range", marks=pytest.mark.slow),  # the same checks
         ("start_bool", "expected an int"),
-        ("start_float", "expected an int"),
+        pytest.param("start_float", "expected an int", marks=pytest.mark.slow),
     ],
 )
 def test_out_of_range_offsets_are_no_crash(tmp_path: Path, name: str, says: str) -> None:
@@ -232,22 +232,34 @@ def test_wrong_but_legal_offsets_are_judged_by_the_invariants(tmp_path: Path, na
 LOAD_LIMIT = {"CHUNK_CONTRACT_LOAD_TIMEOUT": "2"}
 
 
-@pytest.mark.parametrize(
-    ("where", "says"),
-    [
-        (f"{HERE / 'import_hang.py'}:split", "loading timed out after 2 s"),
-        (f"{HERE / 'import_exit.py'}:split",
-         "the plugin exited the worker while loading (exit status 0)"),
-        (f"{HERE / 'import_abort.py'}:split",
-         "the worker died while loading the plugin (worker killed by SIGABRT)"),
-        (f"{HERE / 'loading.py'}:InitHangs", "loading timed out after 2 s"),
-        (f"{HERE / 'loading.py'}:InitExits", "exited the worker while loading (exit status 0)"),
-        (f"{HERE / 'loading.py'}:GetattrHangs", "loading timed out after 2 s"),
-        (f"{HERE / 'loading.py'}:PromisesHang", "loading timed out after 2 s"),
-        (f"{HERE / 'loading.py'}:KindEqHangs", "loading timed out after 2 s"),
-    ],
-)
-@pytest.mark.parametrize("command", ["run", "check"])
+#: Targets that fail while loading, and what the one line says.
+LOAD_FAILURES = [
+    (f"{HERE / 'import_hang.py'}:split", "loading timed out after 2 s"),
+    (f"{HERE / 'import_exit.py'}:split",
+     "the plugin exited the worker while loading (exit status 0)"),
+    (f"{HERE / 'import_abort.py'}:split",
+     "the worker died while loading the plugin (worker killed by SIGABRT)"),
+    (f"{HERE / 'loading.py'}:InitHangs", "loading timed out after 2 s"),
+    (f"{HERE / 'loading.py'}:InitExits", "exited the worker while loading (exit status 0)"),
+    (f"{HERE / 'loading.py'}:GetattrHangs", "loading timed out after 2 s"),
+    (f"{HERE / 'loading.py'}:PromisesHang", "loading timed out after 2 s"),
+    (f"{HERE / 'loading.py'}:KindEqHangs", "loading timed out after 2 s"),
+]
+
+
+def _load_failure_params() -> list[Any]:
+    """Every target under ``run`` and ``check``. The hangs under ``check`` (the same loading
+    path as under ``run``, each waiting out the 2 s load timeout) are ``slow``."""
+    return [
+        pytest.param(command, where, says, id=f"{command}-{where.rsplit('/', 1)[-1]}",
+                     marks=[pytest.mark.slow] if command == "check" and "timed out" in says
+                     else [])
+        for command in ("run", "check")
+        for where, says in LOAD_FAILURES
+    ]
+
+
+@pytest.mark.parametrize(("command", "where", "says"), _load_failure_params())
 def test_a_target_that_fails_while_loading_is_a_one_line_usage_error(
     tmp_path: Path, where: str, says: str, command: str
 ) -> None:
