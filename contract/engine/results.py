@@ -25,7 +25,7 @@ __all__ = ["Counterexample", "InvariantResult", "RunResult", "RunSettings", "rep
 #: The covering schedule's budget, in exploration budgets (see RunSettings.schedule_seconds):
 #: 3 min by default. The schedule's 217 small cases take 2-4 s for a fast chunker on an idle
 #: machine, and at load 13 on 2 cores they outlasted the 45 s budget; only a chunker slower
-#: than about 0.7 s a call is cut now, and every report says so.
+#: than about 0.8 s a call is cut now, and every report says so.
 SCHEDULE_FACTOR = 4.0
 
 
