@@ -22,28 +22,18 @@ import os
 import subprocess
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+#: The host's own peak, measured as the test measures it (``VmHWM``; ``ru_maxrss`` survives
+#: ``exec`` and starts at the RSS of whatever process forked the host).
+from tests.hostile.test_hostile import PEAK_WRAPPER  # noqa: E402
+
 RESULTS = ROOT / "bench" / "RESULTS-memory.md"
 BOUND_MIB = 300
-#: As tests/hostile/test_hostile.py measures it: ``VmHWM`` of the host's own address space
-#: (``ru_maxrss`` survives ``exec`` and starts at the RSS of the process that forked the host).
-_WRAPPER = textwrap.dedent(
-    """
-    import resource, sys
-    from contract.cli import main
-    code = main(sys.argv[1:])
-    try:
-        with open("/proc/self/status") as status:
-            peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-    except (OSError, StopIteration):
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(f"HOST-PEAK-KIB={peak}", file=sys.stderr)
-    sys.exit(code)
-    """
-)
 CASES = [
     ("huge_reply: 400 x 1 MiB chunks (400 MB)",
      f"{ROOT / 'tests' / 'hostile' / 'plugins.py'}:huge_reply",
@@ -57,7 +47,7 @@ def peak(target: str, flags: list[str]) -> tuple[int, float]:
     """(exit code, the host's peak RSS in MiB) of one run."""
     with tempfile.TemporaryDirectory() as folder:
         done = subprocess.run(
-            [sys.executable, "-c", _WRAPPER, "run", target, "-q", "--seed", "1",
+            [sys.executable, "-c", PEAK_WRAPPER, "run", target, "-q", "--seed", "1",
              "--reproducers", str(Path(folder) / "r"), *flags],
             cwd=folder, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
             text=True, timeout=600, check=False)

@@ -29,7 +29,7 @@ RUN_LIMIT = 120
 #: The host's own peak resident memory: ``VmHWM`` of its address space. ``ru_maxrss`` is no
 #: measure here: Linux keeps it across ``exec``, so it starts at the RSS of whatever process
 #: forked the host (a pytest process that imported the peer libraries: 300 MB and more).
-_WRAPPER = textwrap.dedent(
+PEAK_WRAPPER = textwrap.dedent(
     """
     import resource, sys
     from contract.cli import main
@@ -83,7 +83,7 @@ def run(
                 "--reproducers", str(tmp_path / "repro"), "-q", *args)
         if "--only" not in args:
             args = (*args, "--skip", "scales_linearly")  # seconds of timing, nothing to see here
-    argv = [sys.executable, "-c", _WRAPPER, command, target, "--json", str(report), *args]
+    argv = [sys.executable, "-c", PEAK_WRAPPER, command, target, "--json", str(report), *args]
     environ = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     started = time.monotonic()
     done = subprocess.run(
