@@ -8,7 +8,7 @@ pieces that broke real chunkers: CRLF and odd line breaks, repeated blocks, long
 grapheme clusters, markdown headings inside and outside fences, long three-line headers). Every
 folder gets the shared seeds, the probes of ``contract.generation.corpus`` that a fuzz input can
 spell, and a few aimed at that chunker. ``--check`` exits 1 if a file on disk
-differs from what would be written (for CI).
+differs from what would be written, or is one this script no longer writes (a test runs it).
 """
 
 from __future__ import annotations
@@ -152,16 +152,35 @@ def _contract_corpus() -> dict[str, bytes]:
 
 def main(argv: list[str]) -> int:
     wanted = files()
+    orphans = _orphans(wanted)
     if "--check" in argv:
         stale = [p for p, data in wanted.items() if not p.is_file() or p.read_bytes() != data]
         for path in stale:
             print(f"stale seed: {path.relative_to(HERE.parent)}")
-        return 1 if stale else 0
+        for path in orphans:
+            print(f"orphan seed (no longer written): {path.relative_to(HERE.parent)}")
+        return 1 if stale or orphans else 0
     for path, data in wanted.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-    print(f"wrote {len(wanted)} seed files under {CORPUS.relative_to(HERE.parent)}/")
+    for path in orphans:
+        path.unlink()
+    print(f"wrote {len(wanted)} seed files under {CORPUS.relative_to(HERE.parent)}/"
+          f" (removed {len(orphans)} no longer written)")
     return 0
+
+
+def _orphans(wanted: dict[Path, bytes]) -> list[Path]:
+    """Seed files this script wrote once and no longer writes (a probe renumbered or dropped).
+    Only the corpus folders of SPECIFIC are looked at; a file someone added by hand is kept
+    unless it carries one of this script's names."""
+    ours = {*COMMON, *DEGENERATE, *(name for own in SPECIFIC.values() for name in own)}
+    found = (p for chunker in SPECIFIC for p in sorted((CORPUS / chunker).glob("*")))
+    return [p for p in found if p not in wanted and _written_here(p.name, ours)]
+
+
+def _written_here(name: str, ours: set[str]) -> bool:
+    return name in ours or name.startswith("contract-corpus-")
 
 
 if __name__ == "__main__":

@@ -101,6 +101,17 @@ def test_seed_corpora_decode_and_exist_for_every_fuzz_target() -> None:
             assert chunk_input.decode(seed.read_bytes()).document
 
 
+def test_seed_corpora_are_what_make_corpus_writes(capsys: pytest.CaptureFixture[str]) -> None:
+    """The seeds follow the probes of contract.generation.corpus: rerun fuzz/make_corpus.py
+    after changing them (a stale seed folder fuzzes from yesterday's probes)."""
+    sys.path.insert(0, str(FUZZ))
+    try:
+        import make_corpus
+    finally:
+        sys.path.remove(str(FUZZ))
+    assert make_corpus.main(["--check"]) == 0, capsys.readouterr().out
+
+
 # --------------------------------------------------------------------------- in-process oracle
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import codecs
 from dataclasses import dataclass
+from functools import cache
 
 from contract.spec.model import Config
 
@@ -256,8 +257,18 @@ def encode(document: str, max_size: int, overlap: int = 0) -> bytes:
     Only configs the header can spell are accepted: max_size 1..128 (any overlap below 64 or
     equal to 0, 1, max_size - 1), or 160..3712 in steps of 32.
     """
+    header = _headers().get(Config(max_size, overlap))
+    if header is None:
+        raise ValueError(f"max_size={max_size}, overlap={overlap} cannot be written in the header")
+    return header + document.encode("utf-8")
+
+
+@cache
+def _headers() -> dict[Config, bytes]:
+    """Every valid config the header can spell, with the first two bytes that spell it."""
+    out: dict[Config, bytes] = {}
     for size_byte in range(0xF0):
         for over_byte in range(256):
-            if decode_config(bytes((size_byte, over_byte))) == Config(max_size, overlap):
-                return bytes((size_byte, over_byte)) + document.encode("utf-8")
-    raise ValueError(f"max_size={max_size}, overlap={overlap} cannot be written in the header")
+            header = bytes((size_byte, over_byte))
+            out.setdefault(decode_config(header), header)
+    return out
