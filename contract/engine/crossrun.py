@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contract import exactjson
-from contract.engine import reaper
+from contract.engine import pipes, reaper
 from contract.spec.model import CHUNK_FIELDS, Config, chunks_from_records, plural
 
 #: Inputs re-chunked in the fresh interpreter.
@@ -96,19 +96,15 @@ def _communicate(
         )
         reaper.register(child.pid, "fresh interpreter")
     try:
-        out, err = child.communicate(payload.encode("utf-8"), timeout=deadline)
-        code: int | None = child.returncode
-    except subprocess.TimeoutExpired:
-        reaper.kill_group(child.pid)
-        out, err = child.communicate()
-        code = None
+        # not communicate(): a grandchild that left the group may hold the pipes open for ever
+        done = pipes.exchange(child, payload.encode("utf-8"), deadline=deadline)
     finally:
         reaper.kill_group(child.pid)  # whatever it started in its group goes with it
         reaper.unregister(child.pid)
         if child.poll() is None:
             child.kill()
-            child.wait()
-    return code, out, err
+        child.wait()
+    return (None if done.timed_out else child.returncode), done.out, done.err
 
 
 def _outcome(seed: int, code: int | None, out: bytes, err: bytes, deadline: float,

@@ -24,7 +24,8 @@ _PROC = Path("/proc")
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 # Fields of /proc/PID/stat after the ")" that closes the command name (field 3 is index 0).
-_STATE, _PGRP, _SESSION, _UTIME, _STIME, _CUTIME, _CSTIME, _RSS = 0, 2, 3, 11, 12, 13, 14, 21
+_STATE, _PPID, _PGRP, _SESSION = 0, 1, 2, 3
+_UTIME, _STIME, _CUTIME, _CSTIME, _RSS = 11, 12, 13, 14, 21
 
 
 def _stat(pid: int | str) -> list[str] | None:
@@ -58,6 +59,17 @@ def members(leader: int) -> list[tuple[int, list[str]]]:
                 continue
             if str(leader) in (fields[_SESSION], fields[_PGRP]):
                 found.append((int(entry.name), fields))
+    return found
+
+
+def children(parent: int) -> list[tuple[int, bool]]:
+    """Every child of ``parent`` (pid, whether it is a zombie), from /proc (none elsewhere)."""
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(_PROC):
+            fields = _stat(entry.name) if entry.name.isdigit() else None
+            if fields is not None and fields[_PPID] == str(parent):
+                found.append((int(entry.name), fields[_STATE] == "Z"))
     return found
 
 

@@ -29,14 +29,19 @@ import time
 from collections.abc import Callable, Iterator
 from types import FrameType
 
+from contract.engine import procs
+
 #: The signals that interrupt a run.
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+#: Rounds of :func:`kill_adopted` (each kills what the last one's victims had started).
+ADOPTED_ROUNDS = 50
 #: Seconds a group that cleans up after itself (``tidy``) gets between SIGTERM and SIGKILL.
 GRACE = 0.2
 _GROUPS: dict[int, str] = {}
 _TIDY: set[int] = set()
-_STATE = {"interrupted": ""}
+_STATE = {"interrupted": "", "adopting": ""}
 
 
 class Interrupted(BaseException):
@@ -126,6 +131,50 @@ def die_with_parent(signum: int, parent_pid: int) -> bool:
     return armed
 
 
+def adopt_orphans() -> bool:
+    """Makes this process the subreaper of its descendants (Linux PR_SET_CHILD_SUBREAPER): a
+    process the plugin started that left every group and session (``setsid``, a daemon whose
+    parent exited) becomes this process's child instead of init's, and :func:`kill_adopted`
+    kills it at exit. For a process that is the run (the command line): at its exit, any
+    child it still has is one the run started. Returns False where that is not available."""
+    prctl = _prctl()
+    if prctl is None or prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        return False
+    if not _STATE["adopting"]:
+        atexit.register(kill_adopted)  # after kill_all's registration, so it runs first
+    _STATE["adopting"] = str(os.getpid())
+    return True
+
+
+def kill_adopted() -> int:
+    """After :func:`kill_all`, SIGKILLs every child this process still has, and the groups they
+    lead, until none is left (ADOPTED_ROUNDS at most); returns how many. Only in the process
+    that called :func:`adopt_orphans` (never in a forked child)."""
+    kill_all()
+    if _STATE["adopting"] != str(os.getpid()):
+        return 0
+    killed: set[int] = set()
+    for _ in range(ADOPTED_ROUNDS):
+        children = procs.children(os.getpid())
+        if not children:
+            break
+        for pid, zombie in children:
+            _kill_child(pid, zombie)
+            killed.add(pid)
+        time.sleep(0.01)
+    return len(killed)
+
+
+def _kill_child(pid: int, zombie: bool) -> None:
+    """Kills a live child (and the group it leads); reaps a dead one."""
+    if not zombie:
+        kill_group(pid)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.waitpid(pid, os.WNOHANG)
+
+
 def interrupted() -> str:
     """Why the run was interrupted ("" if it was not), e.g. ``"SIGTERM"``."""
     return _STATE["interrupted"]
@@ -182,6 +231,7 @@ def _forget_after_fork() -> None:
     _GROUPS.clear()
     _TIDY.clear()
     _STATE["interrupted"] = ""
+    _STATE["adopting"] = ""  # the attribute is not inherited, and these children are not ours
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 from reference_chunkers.fixed import split as fixed_split
@@ -33,6 +34,16 @@ def hangs_when_fresh(document: str, *, max_size: int, overlap: int = 0) -> Any:
     """Correct in the host's workers; hangs forever in a fresh interpreter."""
     while _fresh():
         time.sleep(0.05)
+    return split(document, max_size=max_size, overlap=overlap)
+
+
+def leaves_a_holder_when_fresh(document: str, *, max_size: int, overlap: int = 0) -> Any:
+    """Correct everywhere; in a fresh interpreter it first starts, in a session of its own,
+    a ``sleep`` that inherits (and so holds open) the interpreter's stdout and stderr."""
+    if _fresh() and not os.environ.get("HOLDER_STARTED"):
+        os.environ["HOLDER_STARTED"] = "1"
+        holder = subprocess.Popen(["sleep", "1000"], start_new_session=True)
+        Path(os.environ["HOLDER_PIDFILE"]).write_text(str(holder.pid))
     return split(document, max_size=max_size, overlap=overlap)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 from pathlib import Path
@@ -59,6 +60,28 @@ def test_hang_in_the_fresh_interpreter_is_reported_and_killed() -> None:
     done = crossrun.rerun(_target("hangs_when_fresh"), CASES, timeout=0.2, startup=3)
     assert "did not answer within 3.2 s" in done.failure
     assert reaper.registered() == {}
+
+
+def test_a_grandchild_holding_the_pipes_neither_hangs_the_rerun_nor_fails_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fresh interpreter answers and exits, but a ``sleep`` it started in a session of its
+    own still holds its stdout and stderr: the rerun must not wait for their end of file."""
+    pidfile = tmp_path / "holder"
+    monkeypatch.setenv("HOLDER_PIDFILE", str(pidfile))
+    pool = concurrent.futures.ThreadPoolExecutor(1)  # a regression must fail, not hang pytest
+    try:
+        future = pool.submit(
+            crossrun.rerun, _target("leaves_a_holder_when_fresh"), CASES, timeout=1, startup=60
+        )
+        done = future.result(timeout=180)
+        assert not done.failure and done.loadable, done.failure
+        assert done.answers and done.answers[0]
+    finally:
+        if pidfile.exists():
+            os.kill(int(pidfile.read_text()), 9)
+        pool.shutdown(wait=False)
+    assert pidfile.exists()  # the holder was started: the test tested something
 
 
 def test_death_in_the_fresh_interpreter_is_reported_with_its_stderr() -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -109,3 +111,40 @@ def test_an_interrupted_run_has_not_passed() -> None:
     assert report["interrupted"] is True and report["passed"] is False
     assert "interrupted" not in report_json(_result("passed", interrupted=False))
     assert "INTERRUPTED (interrupted by SIGTERM; 0 violated)" in render_markdown([stopped])
+
+
+ADOPTER = """
+import subprocess, sys
+from contract.engine import reaper
+if sys.argv[1] == "adopt":
+    assert reaper.adopt_orphans()
+# a daemon: the middle process exits at once, the sleeper leads a session of its own
+middle = subprocess.Popen([sys.executable, "-c",
+    "import subprocess; d = subprocess.DEVNULL; print(subprocess.Popen(['sleep', '1000'], "
+    "stdin=d, stdout=d, stderr=d, start_new_session=True).pid)"],
+    stdout=subprocess.PIPE, text=True)
+print(middle.communicate()[0].strip(), flush=True)
+"""
+
+
+@pytest.mark.parametrize(("mode", "survives"), [("adopt", False), ("leave", True)])
+def test_an_adopting_process_kills_the_daemons_its_children_left_at_exit(
+    mode: str, survives: bool
+) -> None:
+    """``leave`` is the proof of red: without the exit sweep the daemon outlives the process."""
+    done = subprocess.run([sys.executable, "-c", ADOPTER, mode], capture_output=True, text=True,
+                          timeout=60, check=True)
+    pid = int(done.stdout.split()[-1])
+    try:
+        assert _running(pid) is survives
+    finally:
+        if survives:
+            os.kill(pid, signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -161,6 +162,42 @@ def grandchild_then_hang(document: str, *, max_size: int, overlap: int) -> list[
         pids.write(f"{sleeper.pid}\n")
     _forever()
     return []
+
+
+def escapes_its_session(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """A correct chunker that, on its first call, starts ``sleep 1000`` in a session of its own
+    (out of the worker's group and session) and records its pid in HOSTILE_PIDFILE."""
+    _escape_once(["sleep", "1000"])
+    return list(windows(document, max_size))
+
+
+def double_forks_a_daemon(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """A correct chunker that, on its first call, double-forks a daemon (setsid, its parent
+    exits at once, so it is nobody's child) that keeps forking sleepers (100, one each 0.2 s);
+    records pids."""
+    if not os.environ.get("HOSTILE_STARTED"):
+        os.environ["HOSTILE_STARTED"] = "1"
+        script = (
+            "import os, subprocess, sys, time\n"
+            "if os.fork(): os._exit(0)\n"
+            "os.setsid()\n"
+            "pids = open(sys.argv[1], 'a')\n"
+            "for _ in range(100):  # bounded: a failing test must not fill the machine\n"
+            "    p = subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+            "    pids.write(f'{os.getpid()}\\n{p.pid}\\n'); pids.flush()\n"
+            "    time.sleep(0.2)\n"
+        )
+        subprocess.run([sys.executable, "-c", script, os.environ["HOSTILE_PIDFILE"]], check=True)
+    return list(windows(document, max_size))
+
+
+def _escape_once(argv: list[str]) -> None:
+    if os.environ.get("HOSTILE_STARTED"):
+        return
+    os.environ["HOSTILE_STARTED"] = "1"
+    escaped = subprocess.Popen(argv, start_new_session=True)
+    with Path(os.environ["HOSTILE_PIDFILE"]).open("a") as pids:
+        pids.write(f"{escaped.pid}\n")
 
 
 # ----------------------------------------------------------------------- out-of-range values

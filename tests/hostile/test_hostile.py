@@ -7,6 +7,7 @@ the host must not take pytest with it), with small budgets.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -186,6 +187,43 @@ def test_grandchildren_die_with_the_worker(tmp_path: Path) -> None:
     while time.monotonic() < deadline and any(_alive(p) for p in pids):
         time.sleep(0.05)
     assert not [p for p in pids if _alive(p)]
+
+
+#: An ``exec:`` chunker that starts a ``sleep`` in a session of its own when it starts.
+RUNAWAY = f"exec:{sys.executable} {ROOT / 'tests' / 'outofprocess' / 'children.py'} runaway"
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        (target("escapes_its_session"), ()),
+        (target("double_forks_a_daemon"), ()),
+        (RUNAWAY, ("--only", "no_crash,terminates")),  # its windows may be whitespace-only
+    ],
+)
+def test_nothing_the_plugin_starts_outlives_the_run(
+    tmp_path: Path, name: str, args: tuple[str, ...]
+) -> None:
+    """Processes that left the worker's (or exec: child's) group and session (``setsid``), or
+    whose parent exited at once (a daemon), are adopted by the host and killed when the run
+    ends; they also hold the pipes of what started them, which must not hang the run."""
+    pidfile = tmp_path / "pids"
+    env = {"HOSTILE_PIDFILE": str(pidfile), "RUNAWAY_PIDFILE": str(pidfile)}
+    try:
+        result = run(tmp_path, name, *args, env=env)
+        assert_verdict(result)
+        assert result.code == 0, result.out
+        pids = _pids(pidfile)
+        assert pids
+        assert not [p for p in pids if _alive(p)]
+    finally:  # a failing run must not leave them behind either (the daemon first)
+        for pid in _pids(pidfile):
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+
+
+def _pids(pidfile: Path) -> list[int]:
+    return [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []
 
 
 def _alive(pid: int) -> bool:

@@ -118,6 +118,10 @@ def main() -> None:
     sys.stdout.flush()
     if mode == "pid":
         sys.stderr.write(f"pid {os.getpid()}\n")
+    if mode == "runaway":  # a correct chunker that leaves a sleeper holding its stdout/stderr
+        runaway = subprocess.Popen(["sleep", "1000"], start_new_session=True)
+        with open(os.environ["RUNAWAY_PIDFILE"], "a", encoding="ascii") as pids:
+            pids.write(f"{runaway.pid}\n")
     serve(mode)
 
 
