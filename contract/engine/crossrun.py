@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contract import exactjson
-from contract.engine import pipes, reaper
+from contract.engine import pipes, reaper, sandbox
 from contract.spec.model import CHUNK_FIELDS, Config, chunks_from_records, plural
 
 #: Inputs re-chunked in the fresh interpreter.
@@ -187,6 +187,7 @@ def _contain_self() -> None:
         signal.signal(signal.SIGTERM, _kill_own_group)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, set(reaper.SIGNALS))  # started while blocked
         reaper.die_with_parent(signal.SIGTERM, int(parent))
+        sandbox.shield()  # the plugin cannot signal, trace or re-limit the host or its ancestors
     _cap_memory_from_env()
 
 

@@ -56,7 +56,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Self
 
-from contract.engine import procs, wire
+from contract.engine import procs, sandbox, wire
 from contract.engine.scaling import FAMILIES
 from contract.engine.targets import TargetError
 from contract.engine.wire import Handshake, HandshakeError, ProtocolError
@@ -321,7 +321,7 @@ class ExecChild:
 
     def _spawn(self) -> _Proc:
         cgroup = self._cgroup()
-        mover = None if cgroup is None else _mover(cgroup.procs_file)
+        mover = _before_exec(None if cgroup is None else cgroup.procs_file)
         try:
             popen = subprocess.Popen(
                 self.argv, cwd=self.cwd, env=self._env, stdin=subprocess.PIPE,
@@ -537,12 +537,18 @@ def _read_some(fd: int) -> bytes:
         return b""
 
 
-def _mover(procs_file: str) -> Any:
-    def move() -> None:  # runs in the child between fork and exec
-        with open(procs_file, "w") as handle:
-            handle.write("0\n")
+def _before_exec(procs_file: str | None) -> Any:
+    """What the child runs between fork and exec: joins its cgroup (if it has one), then puts
+    the host and its ancestors out of its reach (contract.engine.sandbox)."""
+    shield = sandbox.prepare(sandbox.ancestors(os.getpid()))
 
-    return move
+    def before_exec() -> None:
+        if procs_file is not None:
+            with open(procs_file, "w") as handle:
+                handle.write("0\n")
+        shield()
+
+    return before_exec
 
 
 def _positive(name: str, value: float) -> float:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, NoReturn, Self
 
-from contract.engine import framing, reaper
+from contract.engine import framing, reaper, sandbox
 from contract.engine.framing import FrameClosed, FrameError, FrameTimeout
 
 Kind = Literal["ok", "error", "timeout", "memory", "crash"]
@@ -685,6 +685,7 @@ def _child_main(
         _redirect_output(output)
         _enable_faulthandler()
         _limit_resources(memory_mb)
+        sandbox.shield()  # the plugin cannot signal, trace or re-limit the host or its ancestors
         code = _serve(setup, handshake, requests, replies)
     except BaseException:
         code = _report_internal_failure()

@@ -9,7 +9,9 @@ naming the rule broken. Side effects go to paths from the environment (``HOSTILE
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -188,6 +190,17 @@ def double_forks_a_daemon(document: str, *, max_size: int, overlap: int) -> list
             "    time.sleep(0.2)\n"
         )
         subprocess.run([sys.executable, "-c", script, os.environ["HOSTILE_PIDFILE"]], check=True)
+    return list(windows(document, max_size))
+
+
+def stops_the_host(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """A correct chunker that first tries to stop the process that runs it (SIGSTOP cannot be
+    caught: the gate would hang for ever) and to trace it; carries on when refused."""
+    import ctypes
+
+    with contextlib.suppress(PermissionError):
+        os.kill(os.getppid(), signal.SIGSTOP)
+    ctypes.CDLL(None, use_errno=True).ptrace(16, os.getppid(), 0, 0)  # PTRACE_ATTACH
     return list(windows(document, max_size))
 
 

@@ -222,6 +222,19 @@ def test_nothing_the_plugin_starts_outlives_the_run(
                 os.kill(pid, 9)
 
 
+@pytest.mark.skipif(
+    subprocess.run([sys.executable, "-c", "from contract.engine import sandbox\n"
+                    "exit(not sandbox.shield([]))"], check=False).returncode != 0,
+    reason="platform: no seccomp filter here (Linux x86-64/AArch64 only)",
+)
+def test_a_plugin_cannot_stop_or_trace_the_host(tmp_path: Path) -> None:
+    """SIGSTOP to the host and PTRACE_ATTACH to it are refused (contract.engine.sandbox): the
+    run ends with its verdict. Before, the host stopped and the run never ended."""
+    result = run(tmp_path, target("stops_the_host"))
+    assert_verdict(result)
+    assert result.code == 0, result.out
+
+
 def _pids(pidfile: Path) -> list[int]:
     return [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []
 

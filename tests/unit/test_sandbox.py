@@ -1,0 +1,130 @@
+"""contract.engine.sandbox: the seccomp filter that keeps plugin processes off their ancestors.
+
+Each check runs in a forked child (a filter cannot be removed), against decoy ``sleep``
+processes standing in for the host; signal 0 asks the kernel's permission without sending
+anything, so a missing filter harms nobody.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from contract.engine import sandbox
+
+#: Whether this kernel takes the filter (asked in a child: a filter cannot be removed).
+SHIELD_WORKS = subprocess.run(
+    [sys.executable, "-c", "from contract.engine import sandbox; exit(not sandbox.shield([]))"],
+    check=False,
+).returncode == 0
+needs_shield = pytest.mark.skipif(
+    not SHIELD_WORKS, reason="platform: no seccomp filter here (Linux x86-64/AArch64 only)"
+)
+
+
+@pytest.fixture
+def decoys() -> Iterator[tuple[int, int]]:
+    """Two sleepers: one to protect, one to leave alone."""
+    started = [subprocess.Popen(["sleep", "60"]) for _ in range(2)]
+    yield started[0].pid, started[1].pid
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+def _in_child(body: Callable[[], object]) -> object:
+    """``body()``'s JSON-able result, computed in a forked child."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            os.write(write, json.dumps(body()).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(pid, 0)
+    return json.loads(data)
+
+
+def _may_signal(pid: int) -> str:
+    try:
+        os.kill(pid, 0)
+    except PermissionError:
+        return "refused"
+    except ProcessLookupError:
+        return "no such process"
+    return "allowed"
+
+
+@needs_shield
+def test_a_protected_pid_cannot_be_signalled_and_others_can(decoys: tuple[int, int]) -> None:
+    guarded, other = decoys
+
+    def body() -> object:
+        return [sandbox.shield([guarded]), _may_signal(guarded), _may_signal(other),
+                _may_signal(-1), _may_signal(0)]
+
+    assert _in_child(body) == [True, "refused", "allowed", "refused", "allowed"]
+
+
+@needs_shield
+def test_the_filter_holds_in_programs_the_plugin_executes(decoys: tuple[int, int]) -> None:
+    guarded, other = decoys
+
+    def body() -> object:
+        sandbox.shield([guarded])
+        kill = [sys.executable, "-c", "import os, sys; os.kill(int(sys.argv[1]), 0)"]
+        return [subprocess.run([*kill, str(p)], capture_output=True, check=False).returncode
+                for p in (guarded, other)]
+
+    assert _in_child(body) == [1, 0]
+
+
+@needs_shield
+def test_tracing_is_refused_whoever_the_target(decoys: tuple[int, int]) -> None:
+    _, other = decoys
+
+    def body() -> object:
+        sandbox.shield([])
+        libc = ctypes.CDLL(None, use_errno=True)
+        refused = libc.ptrace(16, other, 0, 0) == -1 and ctypes.get_errno() == 1  # ATTACH
+        return refused
+
+    assert _in_child(body) is True
+
+
+@needs_shield
+def test_the_default_protects_the_parent_and_its_group() -> None:
+    parent, group = os.getpid(), os.getpgrp()
+
+    def body() -> object:
+        shielded = sandbox.shield()
+        return [shielded, _may_signal(parent), _may_signal(-group)]
+
+    assert _in_child(body) == [True, "refused", "refused"]
+
+
+def test_ancestors_and_protected_values() -> None:
+    chain = sandbox.ancestors()
+    assert chain[0] == os.getppid() and chain[-1] == 1
+    assert sandbox.ancestors(os.getpid())[:2] == [os.getpid(), os.getppid()]
+    values = sandbox.protected([os.getpid()])
+    assert values == sorted({-1, os.getpid(), -os.getpgrp()})
+
+
+def test_every_jump_of_the_program_lands_inside_it() -> None:
+    program = sandbox.filter_program(list(range(sandbox.MAX_PROTECTED)))
+    assert program is not None
+    for pc, (code, jt, jf, _) in enumerate(program):
+        if code & 0x07 == 0x05:  # BPF_JMP
+            assert pc + 1 + max(jt, jf) < len(program)
+    assert program[-1][3] & 0xFFFF0000 == 0x00050000  # the last instruction refuses
