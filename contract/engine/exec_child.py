@@ -69,6 +69,10 @@ DETAIL_CHARS = 4000
 #: Seconds between memory (and liveness) checks while a call runs.
 RSS_TICK = 0.02
 _LIVE_TICK = 0.1
+#: The watch reads /proc for every process on the machine: on a machine with thousands of
+#: processes one scan takes longer than RSS_TICK. The next watch then waits WATCH_SHARE times
+#: the last scan, so the host spends at most 1/WATCH_SHARE of a core watching.
+WATCH_SHARE = 5
 #: Seconds a child whose stdin was closed gets to exit before its group is killed.
 EXIT_GRACE = 1.0
 _HANDSHAKE_CAP = 1024 * 1024
@@ -457,10 +461,10 @@ class ExecChild:
             if now >= deadline:
                 return _Failure("timeout", "")
             if now >= next_watch:
-                next_watch = now + tick
                 failure = self._watch(proc)
                 if failure is not None:
                     return failure
+                next_watch = now + max(tick, WATCH_SHARE * (time.monotonic() - now))
             pending = self._poll_once(proc, pending, min(deadline, next_watch) - now)
 
     def _poll_once(self, proc: _Proc, pending: memoryview, wait: float) -> memoryview:

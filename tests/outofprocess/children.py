@@ -53,6 +53,8 @@ def serve(mode: str) -> None:
             sys.stderr.write(f"runaway {runaway.pid}\n")
             sys.stderr.flush()
             time.sleep(1000)
+        if mode == "slow":  # one second per call, then a correct answer
+            time.sleep(1.0)
         if mode == "garbage":
             sys.stdout.write("this is not json\n")
             sys.stdout.flush()

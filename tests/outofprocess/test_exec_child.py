@@ -217,6 +217,28 @@ def test_a_grandchild_that_left_the_session_dies_with_the_cgroup(make: type[Exec
     assert not state.exists() or state.read_text().rsplit(")", 1)[1].split()[0] == "Z"
 
 
+def test_a_slow_proc_scan_is_not_repeated_every_tick(
+    make: type[ExecChild], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With thousands of processes on the machine one /proc scan outlasts RSS_TICK; the watch
+    then backs off (WATCH_SHARE), instead of keeping a core busy scanning during the call."""
+    scans: list[float] = []
+    real = procs.session_rss
+
+    def slow_rss(leader: int) -> int:
+        scans.append(time.monotonic())
+        time.sleep(0.05)  # a scan of a very busy machine
+        return real(leader)
+
+    child = make("slow", memory_mb=512)
+    child.start()
+    monkeypatch.setattr(procs, "session_rss", slow_rss)
+    outcome = child.call(split("abc"))
+    assert outcome.ok, outcome
+    # one second of call: about 1 / (WATCH_SHARE * 0.05) = 4 scans; every tick would be 14
+    assert len(scans) <= 8, len(scans)
+
+
 def test_memory_mode_auto_picks_what_this_machine_has(make: type[ExecChild]) -> None:
     child = make("ok")
     assert child.memory_mode == "auto"
