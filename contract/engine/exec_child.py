@@ -35,9 +35,10 @@ and ``cgroup.kill`` reaches processes that even left the session.
 Memory: ``memory_mode = "cgroup"`` when that cgroup has the memory controller (``memory.max``
 set; an ``oom_kill`` in ``memory.events`` is a ``memory`` outcome), else ``"rss"``: while a call
 runs, the resident memory of every process in the child's session is read from /proc every
-:data:`RSS_TICK` s, and going past the limit (the group's resident size after the handshake
-plus ``memory_mb``) kills the group. ``RLIMIT_AS`` is
-never used: runtimes that reserve address space (node, the JVM) cannot even start under it.
+:data:`RSS_TICK` s (less often where one scan takes long: :data:`WATCH_SHARE`), and going
+past the limit (the group's resident size after the handshake plus ``memory_mb``) kills the
+group. ``RLIMIT_AS`` is never used: runtimes that reserve address space (node, the JVM)
+cannot even start under it.
 :attr:`ExecChild.memory_mode` says which is in use.
 """
 
