@@ -28,7 +28,7 @@ _STATE, _PPID, _PGRP, _SESSION = 0, 1, 2, 3
 _UTIME, _STIME, _CUTIME, _CSTIME, _RSS = 11, 12, 13, 14, 21
 
 
-def _stat(pid: int | str) -> list[str] | None:
+def stat(pid: int | str) -> list[str] | None:
     """The fields of ``/proc/PID/stat`` after the command name, or None if it is gone.
 
     Read with bare ``os`` calls: :func:`members` reads one per process on the machine, every
@@ -54,7 +54,7 @@ def members(leader: int) -> list[tuple[int, list[str]]]:
         for entry in os.scandir(_PROC):
             if not entry.name.isdigit():
                 continue
-            fields = _stat(entry.name)
+            fields = stat(entry.name)
             if fields is None or fields[_STATE] == "Z":
                 continue
             if str(leader) in (fields[_SESSION], fields[_PGRP]):
@@ -67,7 +67,7 @@ def children(parent: int) -> list[tuple[int, bool]]:
     found = []
     with contextlib.suppress(OSError):
         for entry in os.scandir(_PROC):
-            fields = _stat(entry.name) if entry.name.isdigit() else None
+            fields = stat(entry.name) if entry.name.isdigit() else None
             if fields is not None and fields[_PPID] == str(parent):
                 found.append((int(entry.name), fields[_STATE] == "Z"))
     return found

@@ -106,16 +106,19 @@ def kill_group(pgid: int, signum: int = signal.SIGKILL) -> None:
 
 
 @functools.cache
-def _prctl() -> Callable[..., int] | None:
-    """libc's prctl on Linux, else None."""
+def prctl() -> Callable[..., int] | None:
+    """libc's prctl on Linux (an int option, then four unsigned longs), else None."""
     if not sys.platform.startswith("linux"):
         return None
     try:
         import ctypes
 
-        return ctypes.CDLL(None, use_errno=True).prctl
+        call = ctypes.CDLL(None, use_errno=True).prctl
     except (ImportError, OSError, AttributeError):
         return None
+    call.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    call.restype = ctypes.c_int
+    return call
 
 
 def die_with_parent(signum: int, parent_pid: int) -> bool:
@@ -124,8 +127,8 @@ def die_with_parent(signum: int, parent_pid: int) -> bool:
     Returns False where that is not available. If the parent is already gone, sends the signal
     at once, so no descendant outlives a parent that died before this call.
     """
-    prctl = _prctl()
-    armed = prctl is not None and prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0) == 0
+    call = prctl()
+    armed = call is not None and call(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0) == 0
     if os.getppid() != parent_pid:
         os.kill(os.getpid(), signum)
     return armed
@@ -137,8 +140,8 @@ def adopt_orphans() -> bool:
     parent exited) becomes this process's child instead of init's, and :func:`kill_adopted`
     kills it at exit. For a process that is the run (the command line): at its exit, any
     child it still has is one the run started. Returns False where that is not available."""
-    prctl = _prctl()
-    if prctl is None or prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+    call = prctl()
+    if call is None or call(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         return False
     if not _STATE["adopting"]:
         atexit.register(kill_adopted)  # after kill_all's registration, so it runs first

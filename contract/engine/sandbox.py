@@ -26,14 +26,14 @@ program. Root in a container is still root for files: the filter guards processe
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
-import functools
 import os
 import platform
 import struct
 import sys
 from collections.abc import Callable, Iterable
+
+from contract.engine import procs, reaper
 
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
@@ -102,7 +102,7 @@ def prepare(pids: Iterable[int]) -> Callable[[], bool]:
     """The filter for ``pids``, built now; the returned call only installs it (two prctl calls,
     safe between fork and exec: an ``exec:`` child's ``preexec_fn``)."""
     program = filter_program(protected(pids))
-    prctl = _prctl()
+    prctl = reaper.prctl()
     if program is None or prctl is None:
         return lambda: False
     code = b"".join(struct.pack("HBBI", *instruction) for instruction in program)
@@ -160,18 +160,5 @@ def filter_program(values: list[int]) -> list[tuple[int, int, int, int]] | None:
 
 def _field(pid: int, index: int) -> int:
     """An integer field of /proc/PID/stat after the command name (1 ppid, 2 pgrp), or 0."""
-    with contextlib.suppress(OSError, ValueError, IndexError), open(f"/proc/{pid}/stat", "rb") as f:
-        return int(f.read().rsplit(b")", 1)[1].split()[index])
-    return 0
-
-
-@functools.cache
-def _prctl() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
-    """libc's prctl, with five unsigned long arguments, or None."""
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    prctl.restype = ctypes.c_int
-    return prctl
+    fields = procs.stat(pid)
+    return int(fields[index]) if fields is not None and fields[index].lstrip("-").isdigit() else 0
