@@ -50,6 +50,8 @@ _TIOCSTI = 0x5412
 #: Protected values at most (each is one instruction; BPF jumps reach 255 instructions).
 MAX_PROTECTED = 200
 
+#: One BPF instruction: (code, jump if true, jump if false, constant).
+Instruction = tuple[int, int, int, int]
 #: machine -> (audit arch, {name: number}).
 _ABIS = {
     "x86_64": (0xC000003E, {
@@ -118,44 +120,44 @@ def prepare(pids: Iterable[int]) -> Callable[[], bool]:
     return install
 
 
-def filter_program(values: list[int]) -> list[tuple[int, int, int, int]] | None:
+def filter_program(values: list[int]) -> list[Instruction] | None:
     """The BPF instructions (code, jt, jf, k) for this machine, or None if it has no table."""
     abi = _ABIS.get(platform.machine()) if sys.platform.startswith("linux") else None
     if abi is None:
         return None
     arch, numbers = abi
-    always = [numbers[name] for name in ALWAYS]
-    aimed = [numbers[name] for name in AIMED]
-    # Laid out as: head, one test per syscall, ALLOW, the ioctl test, the argument tests, DENY.
-    head = [(_LD_ABS, 0, 0, _ARCH), (_JEQ, 1, 0, arch), None, (_LD_ABS, 0, 0, _NR),
-            (_JGE, 0, 0, _X32_BIT)]
-    tests = [*always, *aimed, numbers["ioctl"]]
-    allow = len(head) + len(tests)
-    ioctl_at, args_at = allow + 1, allow + 4
-    deny = args_at + 1 + len(values) + 1
-    program: list[tuple[int, int, int, int]] = []
-    for pc, item in enumerate(head):
-        if item is None:  # another ABI
-            program.append((_RET, 0, 0, _RET_EPERM))
-        elif item[0] == _JGE:
-            program.append((_JGE, deny - pc - 1, 0, item[3]))
+    allow, deny = (_RET, 0, 0, _RET_ALLOW), (_RET, 0, 0, _RET_EPERM)
+    return _resolve([
+        (_LD_ABS, 0, 0, _ARCH), (_JEQ, 1, 0, arch), deny,  # another ABI
+        (_LD_ABS, 0, 0, _NR), (_JGE, "deny", 0, _X32_BIT),  # the x32 ABI
+        *[(_JEQ, "deny", 0, numbers[name]) for name in ALWAYS],
+        *[(_JEQ, "aimed", 0, numbers[name]) for name in AIMED],
+        (_JEQ, "ioctl", 0, numbers["ioctl"]),
+        allow,
+        "ioctl", (_LD_ABS, 0, 0, _ARG1), (_JEQ, "deny", 0, _TIOCSTI), allow,
+        "aimed", (_LD_ABS, 0, 0, _ARG0), *[(_JEQ, "deny", 0, v & 0xFFFFFFFF) for v in values],
+        allow,
+        "deny", deny,
+    ])
+
+
+def _resolve(program: list[tuple[int, int | str, int, int] | str]) -> list[Instruction]:
+    """Instructions with their jump-if-true labels turned into offsets; labels dropped."""
+    labels: dict[str, int] = {}
+    pc = 0
+    for item in program:
+        if isinstance(item, str):
+            labels[item] = pc
         else:
-            program.append(item)
-    for number in tests:
-        pc = len(program)
-        target = deny if number in always else (ioctl_at if number == tests[-1] else args_at)
-        program.append((_JEQ, target - pc - 1, 0, number))
-    program.append((_RET, 0, 0, _RET_ALLOW))
-    program += [(_LD_ABS, 0, 0, _ARG1), (_JEQ, deny - ioctl_at - 2, 0, _TIOCSTI),
-                (_RET, 0, 0, _RET_ALLOW)]
-    program.append((_LD_ABS, 0, 0, _ARG0))
-    for value in values:
-        pc = len(program)
-        program.append((_JEQ, deny - pc - 1, 0, value & 0xFFFFFFFF))
-    program.append((_RET, 0, 0, _RET_ALLOW))
-    program.append((_RET, 0, 0, _RET_EPERM))
-    assert len(program) == deny + 1 and all(0 <= i[1] <= 255 for i in program), program
-    return program
+            pc += 1
+    out: list[Instruction] = []
+    for item in program:
+        if not isinstance(item, str):
+            code, jt, jf, k = item
+            offset = labels[jt] - len(out) - 1 if isinstance(jt, str) else jt
+            assert 0 <= offset <= 255, "a BPF jump reaches 255 instructions"
+            out.append((code, offset, jf, k))
+    return out
 
 
 def _field(pid: int, index: int) -> int:
