@@ -197,7 +197,7 @@ RUNAWAY = f"exec:{sys.executable} {ROOT / 'tests' / 'outofprocess' / 'children.p
     ("name", "args"),
     [
         (target("escapes_its_session"), ()),
-        (target("double_forks_a_daemon"), ()),
+        pytest.param(target("double_forks_a_daemon"), (), marks=pytest.mark.slow),  # rounds
         (RUNAWAY, ("--only", "no_crash,terminates")),  # its windows may be whitespace-only
     ],
 )
