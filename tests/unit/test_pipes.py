@@ -50,11 +50,14 @@ def test_a_grandchild_holding_the_outputs_does_not_keep_the_reader_waiting() -> 
 
 
 def test_a_child_that_outlives_its_deadline_is_timed_out_not_killed() -> None:
-    child = _child("import sys, time\nsys.stdout.write('partial'); sys.stdout.flush()\n"
-                   "sys.stdout.close(); sys.stderr.close(); time.sleep(1000)\n")
+    """Its outputs end at once (it closes them), but it does not exit: the deadline decides.
+    The test waits for it to get there first, so a slow start on a busy machine cannot count."""
+    child = _child("import os, sys, time\nsys.stdout.write('ready'); sys.stdout.flush()\n"
+                   "os.close(1); os.close(2); time.sleep(1000)\n")
     try:
-        done = pipes.exchange(child, b"x", deadline=1)
-        assert done.timed_out and done.out == b"partial"
+        assert child.stdout is not None and child.stdout.read(5) == b"ready"
+        done = pipes.exchange(child, b"x", deadline=0.5)
+        assert done.timed_out and done.out == b""
         assert child.poll() is None  # still running: the caller kills it
     finally:
         child.kill()
