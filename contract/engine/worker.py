@@ -642,15 +642,10 @@ def _close_quietly(fd: int) -> None:
 @functools.cache
 def _pdeathsig_setter() -> Callable[[], object] | None:
     """The call that makes the child die with its parent (Linux prctl), resolved once, or None."""
-    if not sys.platform.startswith("linux"):
+    prctl = reaper.prctl()
+    if prctl is None:
         return None
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (ImportError, OSError, AttributeError):
-        return None
-    return functools.partial(prctl, _PR_SET_PDEATHSIG, int(signal.SIGKILL))
+    return functools.partial(prctl, _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
 
 
 

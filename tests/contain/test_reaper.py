@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -16,6 +15,7 @@ from contract.engine.runner import InvariantResult, RunResult
 from contract.reporting.json_report import report_json
 from contract.reporting.markdown import render_markdown
 from contract.reporting.text import render
+from tests.unit.helpers import running
 
 
 def _sleeper() -> subprocess.Popen[bytes]:
@@ -136,15 +136,7 @@ def test_an_adopting_process_kills_the_daemons_its_children_left_at_exit(
                           timeout=60, check=True)
     pid = int(done.stdout.split()[-1])
     try:
-        assert _running(pid) is survives
+        assert running(pid) is survives
     finally:
         if survives:
             os.kill(pid, signal.SIGKILL)
-
-
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"

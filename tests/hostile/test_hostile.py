@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from tests.unit.helpers import NO_SHIELD, running, shield_works
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 PLUGINS = HERE / "plugins.py"
@@ -184,9 +186,9 @@ def test_grandchildren_die_with_the_worker(tmp_path: Path) -> None:
     pids = [int(p) for p in pidfile.read_text().split()]
     assert pids
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+    while time.monotonic() < deadline and any(running(p) for p in pids):
         time.sleep(0.05)
-    assert not [p for p in pids if _alive(p)]
+    assert not [p for p in pids if running(p)]
 
 
 #: An ``exec:`` chunker that starts a ``sleep`` in a session of its own when it starts.
@@ -215,18 +217,14 @@ def test_nothing_the_plugin_starts_outlives_the_run(
         assert result.code == 0, result.out
         pids = _pids(pidfile)
         assert pids
-        assert not [p for p in pids if _alive(p)]
+        assert not [p for p in pids if running(p)]
     finally:  # a failing run must not leave them behind either (the daemon first)
         for pid in _pids(pidfile):
             with contextlib.suppress(OSError):
                 os.kill(pid, 9)
 
 
-@pytest.mark.skipif(
-    subprocess.run([sys.executable, "-c", "from contract.engine import sandbox\n"
-                    "exit(not sandbox.shield([]))"], check=False).returncode != 0,
-    reason="platform: no seccomp filter here (Linux x86-64/AArch64 only)",
-)
+@pytest.mark.skipif(not shield_works(), reason=NO_SHIELD)
 def test_a_plugin_cannot_stop_or_trace_the_host(tmp_path: Path) -> None:
     """SIGSTOP to the host and PTRACE_ATTACH to it are refused (contract.engine.sandbox): the
     run ends with its verdict. Before, the host stopped and the run never ended."""
@@ -237,18 +235,6 @@ def test_a_plugin_cannot_stop_or_trace_the_host(tmp_path: Path) -> None:
 
 def _pids(pidfile: Path) -> list[int]:
     return [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 # ----------------------------------------------------------------------- out-of-range values
@@ -324,7 +310,7 @@ def test_a_target_that_fails_while_loading_is_a_one_line_usage_error(
     assert result.seconds < RUN_LIMIT / 2  # the 2 s load timeout, not a hang, on any load
 
 
-def test_a_thread_started_at_import_does_not_keep_the_host_alive(tmp_path: Path) -> None:
+def test_a_thread_started_at_import_does_not_keep_the_hostrunning(tmp_path: Path) -> None:
     result = run(tmp_path, f"{HERE / 'import_thread.py'}:split")
     assert_verdict(result)
     assert result.code == 0

@@ -5,9 +5,13 @@ Cases are built by hand, straight from the model: no plugin, no worker, no runne
 
 from __future__ import annotations
 
+import functools
+import subprocess
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from contract.engine import procs
 from contract.spec.model import Case, Chunk, Config, Declarations, Document, Measure, Violation
 from contract.spec.registry import registry
 
@@ -105,3 +109,21 @@ def rejects(invariant: str, c: Case, *fragments: str) -> list[Violation]:
     for fragment in fragments:
         assert fragment in message, f"{fragment!r} not in {message!r}"
     return found
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (absent, or a zombie nobody reaped, is not)."""
+    fields = procs.stat(pid)
+    return fields is not None and fields[0] != "Z"
+
+
+@functools.cache
+def shield_works() -> bool:
+    """Whether this kernel takes contract.engine.sandbox's filter (asked in a child process:
+    a filter cannot be removed)."""
+    code = "from contract.engine import sandbox; exit(not sandbox.shield([]))"
+    return subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+#: Why the tests of the seccomp filter skip where :func:`shield_works` is False.
+NO_SHIELD = "platform: no seccomp filter here (Linux x86-64/AArch64 only)"

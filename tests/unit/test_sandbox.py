@@ -17,15 +17,9 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from contract.engine import sandbox
+from tests.unit.helpers import NO_SHIELD, shield_works
 
-#: Whether this kernel takes the filter (asked in a child: a filter cannot be removed).
-SHIELD_WORKS = subprocess.run(
-    [sys.executable, "-c", "from contract.engine import sandbox; exit(not sandbox.shield([]))"],
-    check=False,
-).returncode == 0
-needs_shield = pytest.mark.skipif(
-    not SHIELD_WORKS, reason="platform: no seccomp filter here (Linux x86-64/AArch64 only)"
-)
+needs_shield = pytest.mark.skipif(not shield_works(), reason=NO_SHIELD)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from contract.engine.worker import Outcome, Worker
+from tests.unit.helpers import running
 
 SHORT = 0.3  # seconds: the timeout of every test that expects a timeout
 
@@ -136,26 +137,13 @@ def make_worker() -> Iterator[Any]:
         worker.close()
 
 
-def _gone(pid: int) -> bool:
-    """True when `pid` no longer runs (absent, or a zombie nobody reaped)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    stat = Path(f"/proc/{pid}/stat")
-    try:
-        return stat.read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return True
-
-
 def _wait_gone(pid: int, within: float = 2.0) -> bool:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        if _gone(pid):
+        if not running(pid):
             return True
         time.sleep(0.01)
-    return _gone(pid)
+    return not running(pid)
 
 
 def test_ok_call_returns_value(make_worker: Any) -> None:
@@ -414,7 +402,7 @@ def test_close_is_idempotent_and_kills_the_child() -> None:
     pid = worker.call(None).value
     worker.close()
     worker.close()
-    assert _gone(pid)
+    assert not running(pid)
     with pytest.raises(RuntimeError, match="closed"):
         worker.call(None)
 
@@ -429,8 +417,8 @@ def test_close_before_any_call() -> None:
 def test_context_manager_closes() -> None:
     with Worker(getpid) as worker:
         pid = worker.call(None).value
-        assert not _gone(pid)
-    assert _gone(pid)
+        assert running(pid)
+    assert not running(pid)
 
 
 def test_interrupting_the_parent_mid_call_discards_the_child(make_worker: Any) -> None:
@@ -548,7 +536,7 @@ def test_a_timeout_kills_the_grandchildren(make_worker: Any, tmp_path: Path) -> 
 def test_close_kills_the_grandchildren(tmp_path: Path) -> None:
     with Worker(start_sleeper) as worker:
         pid = worker.call(str(tmp_path / "pid")).value
-        assert not _gone(pid)
+        assert running(pid)
     assert _wait_gone(pid)
 
 
