@@ -135,7 +135,7 @@ def bench(session: nox.Session) -> None:
 def campaign(session: nox.Session) -> None:
     """A HypoFuzz campaign: ``nox -s campaign -- TARGET [--seconds N] [-n N] [--database SPEC]``.
 
-    Fuzzes TARGET's property test (contract.campaign) with HypoFuzz for ``--seconds`` (default
+    Fuzzes TARGET's property test (contract.integrations.campaign.hypofuzz) with HypoFuzz for ``--seconds`` (default
     600) on every core, then lists what it found as reproducers and fails if it found anything.
     Machines that pass the same ``--database redis://HOST:PORT/N`` fuzz as one campaign.
     """

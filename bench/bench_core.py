@@ -17,12 +17,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contract.engine import session as execution
-from contract.engine.loading import load
 from contract.engine.runner import RunSettings, run
 from contract.engine.session import Session
-from contract.engine.transport import InProcessTransport
 from contract.spec.model import Config
 from contract.spec.registry import registry
+from contract.transport.base import InProcessTransport
+from contract.transport.loading import load
 
 HERE = Path(__file__).resolve().parent
 FIXED = str(HERE.parent / "reference_chunkers" / "fixed.py") + ":split"
@@ -123,7 +123,7 @@ def parallel_rates(examples: int = 1000, repeats: int = 2) -> tuple[float, float
         report = Path(folder) / "report.json"
         for _ in range(repeats):
             for k, jobs in enumerate((1, 2)):
-                command = [sys.executable, "-m", "contract.cli", "run", TRIVIAL, "-q", "-n",
+                command = [sys.executable, "-m", "contract", "run", TRIVIAL, "-q", "-n",
                            str(jobs), "--max-examples", str(examples), "--seed", "3",
                            "--reproducers", folder, "--json", str(report)]
                 started = time.perf_counter()

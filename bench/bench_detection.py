@@ -106,7 +106,7 @@ def commit() -> str:
 
 def command(name: str, seed: int) -> list[str]:
     """The user's command line (through this worktree's package), niced."""
-    return ["nice", "-n", "10", sys.executable, "-m", "contract.cli", "run",
+    return ["nice", "-n", "10", sys.executable, "-m", "contract", "run",
             f"{DEFECTS_FILE}:{name}", "--seed", str(seed), "-q", "--json", "report.json"]
 
 
@@ -217,10 +217,10 @@ def measure(jobs: list[tuple[str, int]], table: dict[str, str], *, parallel: int
 def by_construction(name: str, invariant: str) -> str:
     """Where the seed-independent inputs first break ``invariant``: ``"case K of N"`` or ``-``."""
     from contract.engine.session import Session
-    from contract.engine.targets import load
     from contract.generation.corpus import corpus_for
     from contract.generation.strategies.schedule import schedule_for
     from contract.spec.registry import registry
+    from contract.transport.loading import load
 
     if invariant in RUNNER_LEVEL or name in RUNNER_LEVEL_DEFECTS:
         return "runner"

@@ -38,14 +38,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hypothesis import HealthCheck, given, settings
 
-from contract.engine import procs
-from contract.engine.exec_child import ExecChild
+from contract.containment import procs
 from contract.engine.exec_probe import exec_session
-from contract.engine.loading import load
 from contract.engine.session import Session
 from contract.generation import strategies
 from contract.spec.model import Config, normalise_chunks
 from contract.spec.registry import registry
+from contract.transport.exec_child import ExecChild
+from contract.transport.loading import load
 
 HERE = Path(__file__).resolve().parent
 JS_CHUNKER = HERE.parent / "reference_chunkers" / "js" / "chunker.mjs"

@@ -47,7 +47,7 @@ def fuzz(target: str, seconds: float, scratch: Path) -> dict:
     command = [
         sys.executable,
         "-c",
-        "from contract.cli import main; raise SystemExit(main())",
+        "from contract.cli.main import main; raise SystemExit(main())",
         "fuzz",
         target,
         "--seconds",

@@ -13,22 +13,20 @@ Writing a new invariant: decorate a function ``(case: Case) -> Iterator[Violatio
 
 from typing import TYPE_CHECKING, Any
 
-from contract import _legacy
+from contract._version import version as _version
 from contract.engine.results import RunResult, RunSettings
-from contract.engine.targets import Plugin, TargetError
+from contract.spec import SPEC_VERSION
 from contract.spec.model import Case, Chunk, Config, Violation
 from contract.spec.registry import invariant
+from contract.transport.targets import Plugin, TargetError
 
-_legacy.install()  # the old import paths (contract.runner, contract.adapters, ...) keep working
-
-#: The version of the public interface (docs/spec.md) that this package implements; reports
-#: name it, so a reader knows which rules a verdict was reached under.
-SPEC_VERSION = "1.1"
+#: The installed distribution's version.
+__version__ = _version()
 
 if TYPE_CHECKING:
-    from contract.engine.loading import load
     from contract.engine.runner import run
     from contract.engine.verify import check
+    from contract.transport.loading import load
 
 
 def __getattr__(name: str) -> Any:
@@ -39,7 +37,7 @@ def __getattr__(name: str) -> Any:
 
         return check
     if name == "load":
-        from contract.engine.loading import load  # lazy: it imports the worker machinery
+        from contract.transport.loading import load  # lazy: it imports the worker machinery
 
         return load
     if name == "run":
@@ -59,6 +57,7 @@ __all__ = [
     "RunSettings",
     "TargetError",
     "Violation",
+    "__version__",
     "check",
     "invariant",
     "load",

@@ -1,6 +1,7 @@
 """The platform chunk-contract needs: POSIX, with ``os.fork`` and the ``resource`` module.
 
-The isolated worker (contract.engine.worker) forks, puts the plugin in its own process group and
+The isolated worker (contract.containment.worker) forks, puts the plugin in its own process group
+and
 caps its memory with ``resource.setrlimit``; none of that exists on Windows. Rather than fail with a
 traceback deep inside a run, the command line checks first and says so in one line (exit 2).
 """
@@ -11,7 +12,7 @@ import importlib.util
 import os
 import sys
 
-#: The exit status of a usage error (contract.cli), used here without importing the CLI.
+#: The exit status of a usage error (contract.cli.main), used here without importing the CLI.
 EXIT_USAGE = 2
 
 

@@ -46,10 +46,13 @@ class Diagnosis:
 
 
 class Observer(Protocol):
-    """What a probe needs of a session: one checked call of the plugin."""
+    """What a probe needs of a session: one checked call of the plugin, and the plugin timed on
+    a scaling family (an object with ``superlinear``, ``sizes``, ``seconds`` and ``compared``)."""
 
     def observe(self, document: Any, config: Config, *, only: str | None = None,
                 timeout: float | None = None) -> Any: ...
+
+    def time_family(self, family: str) -> Any: ...
 
 
 @dataclass

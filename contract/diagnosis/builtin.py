@@ -12,8 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from contract.diagnosis.base import Probe, pattern
-from contract.engine import scaling
-from contract.engine.scaling import FAMILIES
+from contract.generation.families import FAMILIES
 from contract.spec.invariants.markdown import _fenced_ranges
 from contract.spec.model import Chunk, Config
 
@@ -460,11 +459,10 @@ def _family_of(document: object) -> str | None:
     "(no text.find from 0, no text[pos:] copies, no prefix recounting per chunk)",
 )
 def superlinear_growth(probe: Probe) -> str | None:
-    family, worker = _family_of(probe.document), getattr(probe.session, "worker", None)
-    if family is None or worker is None:
+    family = _family_of(probe.document)
+    if family is None:
         return None
-    limit = float(getattr(probe.session, "timeout", 2.0))
-    timing = scaling.measure(worker, family, timeout=limit)
+    timing = probe.session.time_family(family)
     if not timing.superlinear:
         return None  # measured again, the growth did not come back
     return f"{family}, measured again: {_growth(timing)}"

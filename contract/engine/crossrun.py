@@ -6,7 +6,7 @@ next interpreter. After exploring, the runner sends a few explored inputs to a n
 with another ``PYTHONHASHSEED`` and compares the chunks.
 
 The fresh interpreter is contained like a worker: it starts in a session (and process group)
-of its own, registered with :mod:`contract.engine.reaper`; it caps its own address space
+of its own, registered with :mod:`contract.containment.reaper`; it caps its own address space
 (RLIMIT_AS, the worker's ``memory_mb`` above its start size) before it loads the plugin; it
 dies with its parent (PR_SET_PDEATHSIG); and past its deadline its whole group is killed.
 Documents and chunk records cross the pipe as :mod:`contract.exactjson`, so separated
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contract import exactjson
-from contract.engine import pipes, reaper, sandbox
+from contract.containment import pipes, reaper, sandbox
 from contract.spec.model import CHUNK_FIELDS, Config, chunks_from_records, plural
 
 #: Inputs re-chunked in the fresh interpreter.
@@ -249,10 +249,12 @@ def _serve(target: str) -> int:
     answer = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # what the plugin prints cannot corrupt the answer
     # lazy: the fresh interpreter imports only what it runs
-    from contract.engine.targets import TargetError
+    from contract.transport.targets import TargetError
 
     # lazy: the fresh interpreter imports only what it runs
-    from contract.engine.targets import load_here as load  # this fresh interpreter calls the plugin
+    from contract.transport.targets import (
+        load_here as load,  # this fresh interpreter calls the plugin
+    )
 
     try:
         plugin = load(target)

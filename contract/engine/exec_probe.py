@@ -3,7 +3,7 @@
     python -m contract.engine.exec_probe [--examples N] [--seed N ...] [--fail-fast] [--shrink]
                                   [--json PATH] -- COMMAND [ARGS...]
 
-It starts ``COMMAND`` as an :class:`~contract.engine.exec_child.ExecChild` (the persistent §8
+It starts ``COMMAND`` as an :class:`~contract.transport.exec_child.ExecChild` (the persistent §8
 child), puts it behind a :class:`~contract.engine.session.Session` checking every applicable
 invariant, and feeds it the seed corpus (:mod:`contract.generation.corpus`), then generated
 ``(document, config)`` cases from :func:`contract.generation.strategies.cases` (documents made valid
@@ -34,13 +34,13 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
-from contract.engine.outofprocess import OutOfProcessTransport
 from contract.engine.session import Session
-from contract.engine.targets import Plugin, TargetError
 from contract.generation import strategies
 from contract.generation.corpus import corpus_for
 from contract.spec.model import Config
 from contract.spec.registry import registry
+from contract.transport.outofprocess import OutOfProcessTransport
+from contract.transport.targets import Plugin, TargetError
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: Characters of a violation message kept in a :class:`Found`.
@@ -83,7 +83,7 @@ def exec_session(
     """A Session checking every applicable invariant, its calls going to ``target``'s child.
 
     ``target`` is ``exec:COMMAND ARGS...``; the child is started (and hand shakes) here, so a
-    command that cannot start raises :class:`~contract.engine.targets.TargetError`.
+    command that cannot start raises :class:`~contract.transport.targets.TargetError`.
     """
     transport = OutOfProcessTransport(target, timeout=timeout, memory_mb=memory_mb, cwd=cwd)
     try:

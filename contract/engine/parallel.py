@@ -10,7 +10,7 @@ invariant, ``violated`` if any process saw a violation (the counterexample with 
 document wins), else ``passed`` if any process exercised it, else ``skipped``.
 
 Containment: each pool process leads a process group of its own (made from both sides, so no
-signal falls between fork and registration), is registered with :mod:`contract.engine.reaper`,
+signal falls between fork and registration), is registered with :mod:`contract.containment.reaper`,
 and gets PR_SET_PDEATHSIG=SIGTERM, on which it kills what it registered and its own group. A
 signal to the host, or a pool process that dies (``BrokenProcessPool``), ends the run with a
 result marked interrupted that merges the processes that finished.
@@ -30,13 +30,13 @@ from dataclasses import replace
 from multiprocessing import get_context
 from typing import Any
 
-from contract.engine import reaper
+from contract.containment import reaper
 from contract.engine.events import Event, Finished, Listener, Progress, Started
-from contract.engine.loading import load
 from contract.engine.results import InvariantResult, RunResult, RunSettings
 from contract.engine.runner import run
-from contract.engine.targets import Plugin
 from contract.spec.registry import registry, select
+from contract.transport.loading import load
+from contract.transport.targets import Plugin
 
 _PLUGIN: Plugin | None = None  # inherited by the forked processes
 _EVENTS: Any = None  # the jobs' progress, to the parent (a multiprocessing queue)

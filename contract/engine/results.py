@@ -8,11 +8,17 @@ them (``from contract.engine.runner import RunResult`` keeps working).
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contract.spec.model import Config
+
+
+def stable_seed(target: str) -> int:
+    """The fixed seed of a derandomized run: derived from the target string alone."""
+    return zlib.crc32(f"chunk-contract:{target}".encode())
 
 if TYPE_CHECKING:
     from contract.diagnosis import Diagnosis
@@ -43,15 +49,15 @@ class RunSettings:
     shrink_seconds: float = 10.0
     max_length: int = 2000
     reproducers: Path | None = Path(".chunk-contract/reproducers")
-    #: The profile these budgets came from (contract.profiles), for reports only.
+    #: The profile these budgets came from (contract.config.profiles), for reports only.
     profile: str | None = None
-    #: Without a ``seed``: derive it from the target (contract.profiles.stable_seed), so the
+    #: Without a ``seed``: derive it from the target (stable_seed), so the
     #: same target always meets the same examples and a CI gate never flickers.
     derandomize: bool = False
     #: A folder of reproducer files: those of this target are replayed before exploring
-    #: (contract.engine.database). None: no replay.
+    #: (contract.store.database). None: no replay.
     database: Path | None = None
-    #: A shared example database (contract.engine.database.open_database): a folder or a redis://
+    #: A shared example database (contract.store.database.open_database): a folder or a redis://
     #: URL. Its reproducers of this target are replayed first, and every finding is added.
     example_database: str | None = None
     #: Rerun clean inputs in a fresh interpreter for ``deterministic``. A parallel run does it

@@ -18,8 +18,9 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
+from contract.containment import reaper
 from contract.diagnosis import Diagnosis, Probe, diagnose
-from contract.engine import crossrun, database, health, reaper, reproducers, scaling
+from contract.engine import crossrun, health, scaling
 from contract.engine.events import (
     Event,
     Finished,
@@ -31,18 +32,16 @@ from contract.engine.events import (
     Started,
 )
 from contract.engine.health import Finding
-from contract.engine.loading import load
 from contract.engine.minimize import minimize
-from contract.engine.outofprocess import is_out_of_process
 from contract.engine.results import (
     Counterexample,
     InvariantResult,
     RunResult,
     RunSettings,
     replace_settings,
+    stable_seed,
 )
 from contract.engine.session import Observation, PluginFailure, Session
-from contract.engine.targets import Plugin
 from contract.generation import strategies
 from contract.generation.corpus import corpus_for
 from contract.generation.stability import stable_generation
@@ -50,6 +49,10 @@ from contract.generation.strategies.kinds import documents_for
 from contract.generation.strategies.schedule import Coverage, Schedule, schedule_for
 from contract.spec.model import Chunk, Config, Violation
 from contract.spec.registry import registry, select
+from contract.store import database, reproducers
+from contract.transport.loading import load
+from contract.transport.outofprocess import is_out_of_process
+from contract.transport.targets import Plugin
 
 # ----------------------------------------------------------------------------- the run
 
@@ -190,8 +193,6 @@ def _seed_for(plugin: Plugin, config: RunSettings) -> int:
     if config.seed is not None:
         return config.seed
     if config.derandomize:
-        from contract.profiles import stable_seed  # lazy: only for workbook plugins
-
         return stable_seed(plugin.target)
     return random.randrange(2**32)
 
@@ -272,7 +273,7 @@ def _explore(
     started = time.monotonic()
     deadline = started + config.explore_seconds
 
-    # Failures saved by earlier runs come first (contract.engine.database), then the seed corpus.
+    # Failures saved by earlier runs come first (contract.store.database), then the seed corpus.
     if known:
         emit(RunPhase("seed corpus", len(known) + config.max_examples, config.explore_seconds))
     for case in known:
@@ -345,7 +346,7 @@ def _play(
 def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> None:
     """Time doubling pathological documents (see contract.engine.scaling)."""
     emit(Measuring("scales_linearly"))
-    found = scaling.probe(session.worker, timeout=session.timeout)
+    found = scaling.probe(session.transport, timeout=session.timeout)
     explored.exercised.add("scales_linearly")
     if found:
         family = found[0].message.split(":")[0]

@@ -12,11 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from contract.engine.messages import Chunks, CountTokens, Split, WrongType
-from contract.engine.outofprocess import OutOfProcessTransport, is_out_of_process, valid_unicode
-from contract.engine.targets import Plugin
-from contract.engine.transport import ForkTransport, Transport
-from contract.engine.worker import Outcome
+from contract.containment.worker import Outcome
 from contract.spec.model import (
     Case,
     Chunk,
@@ -25,6 +21,10 @@ from contract.spec.model import (
     Violation,
 )
 from contract.spec.registry import Invariant, registry
+from contract.transport.base import ForkTransport, Transport
+from contract.transport.messages import Chunks, CountTokens, Split, WrongType
+from contract.transport.outofprocess import OutOfProcessTransport, is_out_of_process, valid_unicode
+from contract.transport.targets import Plugin
 
 
 @dataclass
@@ -91,10 +91,12 @@ class Session:
         """A timeout well above this plugin's slowest successful call, at most the full one."""
         return min(self.timeout, max(0.1, 20 * self.slowest))
 
-    @property
-    def worker(self) -> Transport:
-        """The transport (the name the scaling probe and older callers use)."""
-        return self.transport
+    def time_family(self, family: str) -> Any:
+        """Time the plugin on one scaling family (:func:`contract.engine.scaling.measure`), with
+        this session's timeout: what a diagnosis asks to confirm superlinear growth."""
+        from contract.engine import scaling  # lazy: only a scaling diagnosis needs it
+
+        return scaling.measure(self.transport, family, timeout=self.timeout)
 
     def close(self) -> None:
         self.transport.close()

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from contract.engine.loading import load
 from contract.engine.session import Session
-from contract.engine.targets import Plugin
 from contract.spec.model import Config, Violation
 from contract.spec.registry import registry, select
+from contract.transport.loading import load
+from contract.transport.targets import Plugin
 
 __all__ = ["check"]
 

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from contract.engine import reproducers
 from contract.engine.events import Event, Finished
 from contract.engine.results import RunResult
 from contract.reporting.matrix import short_name
+from contract.store import reproducers
 
 #: How several targets meet: one file for all of them, or one file per target.
 MERGED, PER_TARGET = "one file", "per target"

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from contract import SPEC_VERSION
-from contract.engine.reproducers import truncate_chunks, write_atomic
 from contract.reporting.formats import PER_TARGET, Output, PerTargetFile, ReportFormat, register
 from contract.reporting.formats import finished as _finished
+from contract.spec import SPEC_VERSION
+from contract.store.reproducers import truncate_chunks, write_atomic
 
 if TYPE_CHECKING:
     from contract.engine.events import Event

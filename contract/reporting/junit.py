@@ -6,9 +6,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from contract.engine import reproducers
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.reporting.text import render_violation, stop_notes
+from contract.store import reproducers
 
 if TYPE_CHECKING:
     from contract.engine.results import RunResult

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contract.engine.reproducers import write_bytes_atomic
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.reporting.text import render_violation, stop_notes
 from contract.spec.model import plural
+from contract.store.reproducers import write_bytes_atomic
 
 if TYPE_CHECKING:
     from contract.engine.results import InvariantResult, RunResult

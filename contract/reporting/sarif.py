@@ -25,12 +25,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from contract import SPEC_VERSION
-from contract.engine.reproducers import write_atomic
 from contract.engine.results import InvariantResult, RunResult
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
+from contract.spec import SPEC_VERSION
 from contract.spec.model import escape
 from contract.spec.registry import Invariant, registry
+from contract.store.reproducers import write_atomic
 
 if TYPE_CHECKING:
     from contract.engine.results import InvariantResult, RunResult

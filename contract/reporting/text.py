@@ -15,11 +15,11 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
-from contract import SPEC_VERSION
 from contract.diagnosis import Diagnosis
 from contract.engine.events import Event
 from contract.engine.results import InvariantResult, RunResult
 from contract.reporting.formats import ReportFormat, finished, register
+from contract.spec import SPEC_VERSION
 from contract.spec.model import Config, escape, plural
 from contract.spec.registry import registry
 

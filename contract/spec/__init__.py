@@ -10,3 +10,7 @@
 
 Nothing here imports the generation, engine, reporting or front-door layers.
 """
+
+#: The version of the public interface (docs/spec.md) that this package implements; reports
+#: name it, so a reader knows which rules a verdict was reached under.
+SPEC_VERSION = "1.1"

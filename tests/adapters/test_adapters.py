@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from contract.cli import main
-from contract.engine.loading import load
-from contract.engine.targets import load_here
+from contract.cli.main import main
 from contract.integrations import adapters
 from contract.integrations.adapters import BY_NAME, EXTRA, AdapterInfo
+from contract.transport.loading import load
+from contract.transport.targets import load_here
 
 #: The Python adapters (the LangChain.js ones run out of process: tests/adapters/
 #: test_langchainjs.py).

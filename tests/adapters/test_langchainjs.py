@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.exec_child import ExecChild
 from contract.engine.exec_probe import exec_session
-from contract.engine.messages import Raised, Split
-from contract.engine.targets import TargetError
 from contract.integrations.adapters import findings, langchainjs
 from contract.spec.model import Config
+from contract.transport.exec_child import ExecChild
+from contract.transport.messages import Raised, Split
+from contract.transport.targets import TargetError
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_js = pytest.mark.skipif(
@@ -109,7 +109,7 @@ def test_each_splitter_hand_shakes_and_chunks_plain_text_cleanly(
 @needs_js
 def test_the_librarys_refusal_is_a_config_error() -> None:
     with exec_session(langchainjs.Recursive.target, timeout=10) as session:
-        reply = session.worker.call(Split("abc", 3, 3))
+        reply = session.transport.call(Split("abc", 3, 3))
     assert reply.ok and isinstance(reply.value, Raised) and reply.value.rejects
     assert "Cannot have chunkOverlap >= chunkSize" in reply.value.message
 

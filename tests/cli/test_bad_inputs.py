@@ -1,7 +1,7 @@
 """The bad-input battery of issues 14/15/18: every bad input is exit 2 and one line, found up front.
 
 Each row is an input that once gave a traceback, a hang, a silent pass or a wrong verdict, with
-the outcome promised now. Rows run ``contract.cli.main`` in-process unless reading the input
+the outcome promised now. Rows run ``contract.cli.main.main`` in-process unless reading the input
 could block (a FIFO): those run in a subprocess with a timeout, so a regression fails instead
 of hanging the suite.
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli import main
-from contract.engine import database, reproducers
+from contract.cli.main import main
+from contract.store import database, reproducers
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
@@ -236,7 +236,7 @@ def _replay_in_subprocess(path: Path) -> subprocess.CompletedProcess[str]:
     """``replay path`` in a child with a timeout and 1 GiB of memory: a regression fails, it
     neither hangs the suite nor reads /dev/zero into the machine's memory."""
     return subprocess.run(
-        [sys.executable, "-m", "contract.cli", "replay", str(path)],
+        [sys.executable, "-m", "contract", "replay", str(path)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -461,7 +461,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_every_option_has_help() -> None:
     import argparse
 
-    from contract.cli import build_parser
+    from contract.cli.main import build_parser
 
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -476,7 +476,7 @@ def test_a_closed_pipe_is_quiet() -> None:
     os.close(read)  # closed before the child starts: its first write fails, every time
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "contract.cli", "list"],
+            [sys.executable, "-m", "contract", "list"],
             stdout=write,
             stderr=subprocess.PIPE,
             text=True,

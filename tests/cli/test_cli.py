@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli import main
+from contract.cli.main import main
 from contract.spec.registry import EXTENSION_IDS, SPEC_IDS
 
 HERE = Path(__file__).parent
@@ -59,7 +59,7 @@ def test_syntax_error_in_plugin(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 def test_console_script_exit_code_for_bad_flag() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "contract.cli", "run", FIXED, "--max-examples", "x"],
+        [sys.executable, "-m", "contract", "run", FIXED, "--max-examples", "x"],
         capture_output=True,
         text=True,
         check=False,

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from contract import exactjson
-from contract.engine import database, reproducers
 from contract.engine.runner import Counterexample, Finished, InvariantResult, RunResult
 from contract.reporting.json_report import JsonReport
 from contract.spec.model import Config
+from contract.store import database, reproducers
 
 SEPARATED = "x\udbff\udc00y"
 ASTRAL = "x\U0010fc00y"

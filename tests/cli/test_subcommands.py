@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from contract import campaign_driver, cli
+from contract.cli import main as cli
+from contract.integrations.campaign import driver as campaign_driver
 from contract.integrations.fuzzing import cli as fuzz_cli
 from contract.integrations.fuzzing.options import FuzzOptions
 from contract.integrations.mutation import running
@@ -113,7 +114,8 @@ def test_campaign_without_hypofuzz_names_the_campaign_extra(
     assert "pip install 'chunk-contract[campaign]'" in _one_error_line(capsys, "campaign")
 
 
-@pytest.mark.parametrize("module", ["contract.integrations.mutation", "contract.campaign_driver",
+@pytest.mark.parametrize("module", ["contract.integrations.mutation",
+                                    "contract.integrations.campaign.driver",
                                     "contract.integrations.fuzzing"])
 def test_the_module_entry_points_keep_working(module: str) -> None:
     done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,

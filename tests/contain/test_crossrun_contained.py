@@ -10,12 +10,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from contract import cli
-from contract.engine import crossrun, reaper, runner
-from contract.engine.loading import load
+from contract.cli import main as cli
+from contract.containment import reaper
+from contract.engine import crossrun, runner
 from contract.engine.runner import RunSettings, run
 from contract.engine.session import Observation
 from contract.spec.model import Config, normalise_chunks
+from contract.transport.loading import load
 from reference_chunkers.fixed import split as fixed_split
 from tests.contain.plugins import HOST_SEED
 

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from contract.engine import parallel, reaper
+from contract.containment import reaper
+from contract.engine import parallel
 from contract.engine.runner import InvariantResult, RunResult
 from contract.reporting.json_report import report_json
 from contract.reporting.markdown import render_markdown
@@ -115,7 +116,7 @@ def test_an_interrupted_run_has_not_passed() -> None:
 
 ADOPTER = """
 import subprocess, sys
-from contract.engine import reaper
+from contract.containment import reaper
 if sys.argv[1] == "adopt":
     assert reaper.adopt_orphans()
 # a daemon: the middle process exits at once, the sleeper leads a session of its own

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from contract import cli
-from contract.engine import xlsx
+from contract.cli import main as cli
+from contract.containment import xlsx
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = f"{ROOT / 'reference_chunkers' / 'spreadsheet.py'}:split"

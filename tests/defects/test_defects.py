@@ -28,11 +28,11 @@ from typing import Any
 
 import pytest
 
-from contract.engine.loading import load
 from contract.engine.runner import RunResult, RunSettings, run
 from contract.engine.session import Session
 from contract.spec.model import Config
 from contract.spec.registry import SPEC_IDS, registry
+from contract.transport.loading import load
 
 HERE = Path(__file__).resolve().parent
 SEED = 20250101

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli import main
+from contract.cli.main import main
 from contract.exactjson import loads
 
 HERE = Path(__file__).resolve().parent

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from contract.diagnosis import Diagnosis, Probe, diagnose, pattern, patterns
-from contract.engine.loading import load
 from contract.engine.session import Session
 from contract.spec.model import Config, Violation
 from contract.spec.registry import registry
+from contract.transport.loading import load
 
 HERE = Path(__file__).resolve().parent
 DEFECTS_DIR = HERE.parent / "defects"

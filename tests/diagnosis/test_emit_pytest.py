@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from contract.engine import reproducers
-from contract.engine.regression import emit_pytest, render
 from contract.spec.model import Config
+from contract.store import reproducers
+from contract.store.regression import emit_pytest, render
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,7 +71,7 @@ def test_whole_run_rules_rerun_the_contract() -> None:
 
 
 def test_replay_emit_pytest_from_the_cli(tmp_path: Path) -> None:
-    from contract.cli import main
+    from contract.cli.main import main
 
     chunker = tmp_path / "chunker.py"
     chunker.write_text(BUGGY)

@@ -17,18 +17,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from contract import cli
-from contract.engine import reproducers
-from contract.engine.loading import load
+from contract.cli import main as cli
 from contract.integrations.fuzzing import inputs as chunk_input
 from contract.integrations.fuzzing.artifacts import convert
 from contract.integrations.fuzzing.target import ContractViolation, FuzzTarget
 from contract.spec.model import Config
+from contract.store import reproducers
+from contract.transport.loading import load
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ = ROOT / "fuzz"
 #: ``chunk-contract`` of this checkout, in a child process.
-CHUNK_CONTRACT = [sys.executable, "-c", "from contract.cli import main; raise SystemExit(main())"]
+CHUNK_CONTRACT = [sys.executable, "-m", "contract"]
 
 PLUGINS = ROOT / "tests" / "cli" / "plugins.py"
 WORDS_ONLY = f"{PLUGINS}:words_only"

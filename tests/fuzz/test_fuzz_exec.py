@@ -14,18 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from contract import cli
-from contract.engine.targets import load
+from contract.cli import main as cli
 from contract.integrations.fuzzing import inputs
 from contract.integrations.fuzzing.blind import Mutator, run_blind, write_artifact
 from contract.integrations.fuzzing.target import FuzzTarget
 from contract.spec.model import Violation
+from contract.transport.loading import load
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS = ROOT / "tests" / "cli" / "plugins.py"
 HANG_JS = ROOT / "tests" / "outofprocess" / "defects" / "hang.mjs"
 REFERENCE_JS = ROOT / "reference_chunkers" / "js" / "chunker.mjs"
-CHUNK_CONTRACT = [sys.executable, "-c", "from contract.cli import main; raise SystemExit(main())"]
+CHUNK_CONTRACT = [sys.executable, "-m", "contract"]
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 SEEDS = [inputs.encode("Hello world. This is a test.\n\nMore text here.", 8, 2)]
 

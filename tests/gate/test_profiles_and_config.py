@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from contract import profiles
-from contract.cli import main
-from contract.config_file import ConfigError, find, load
-from contract.engine import reproducers
+from contract.cli.main import main
+from contract.config import profiles
+from contract.config.pyproject import ConfigError, find, load
+from contract.engine.results import stable_seed
 from contract.engine.runner import RunResult, run
 from contract.generation.corpus import CORPUS
 from contract.generation.strategies.schedule import text_schedule
 from contract.spec.model import Config
+from contract.store import reproducers
 from tests.gate.conftest import HERE, SAMPLE
 
 BUGGY = f"{SAMPLE / 'chunker.py'}:split"
@@ -63,7 +64,7 @@ def _budget(
     **flags: object,
 ) -> tuple[int, bool]:
     """(max_examples, derandomize) that ``run`` resolves for a project with ``table``."""
-    from contract.project import resolve
+    from contract.cli.run import resolve
 
     target = f"{HERE / 'plugins.py'}:windows"
     config = load(write(tmp_path, f'targets = ["{target}"]\n{table}'))
@@ -89,7 +90,7 @@ def test_profile_chosen_on_the_command_line_sets_its_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``run --profile nightly`` through ``main``: the table's max-examples does not win."""
-    from contract import project
+    from contract.cli import run as project
 
     write(tmp_path, f'targets = ["{HERE / "plugins.py"}:windows"]\nmax-examples = 150')
     monkeypatch.chdir(tmp_path)
@@ -120,7 +121,7 @@ def test_ci_profile_gives_the_same_verdicts_twice(tmp_path: Path) -> None:
         )
         runs.append(run(BUGGY, settings))
     first, second = runs
-    assert first.seed == second.seed == profiles.stable_seed(BUGGY)
+    assert first.seed == second.seed == stable_seed(BUGGY)
     assert first.examples == second.examples
     assert verdicts(first) == verdicts(second)
     assert {i.id for i in first.violated} == {"no_lost_text"}
@@ -195,8 +196,8 @@ def test_schedule_switch_in_the_table_and_on_the_command_line(tmp_path: Path) ->
     ).schedule is True  # the default
     flagged = config.settings(config.entry("b.py:f"), None, overrides={"schedule": False})
     assert flagged.schedule is False  # --no-schedule beats the table
-    from contract.cli import build_parser
-    from contract.project import settings_overrides
+    from contract.cli.main import build_parser
+    from contract.cli.run import settings_overrides
 
     args = build_parser().parse_args(["run", "a.py:f", "--no-schedule"])
     assert settings_overrides(args)["schedule"] is False
@@ -266,7 +267,7 @@ def test_run_without_target_runs_what_the_project_declared(
     buggy = {i["id"]: i for i in reports["r.chunker.json"]["invariants"]}
     assert buggy["no_lost_text"]["status"] == "violated"
     assert buggy["scales_linearly"]["reason"] == "timed in the nightly job only"
-    assert reports["r.chunker.json"]["seed"] == profiles.stable_seed("chunker.py:split")  # ci
+    assert reports["r.chunker.json"]["seed"] == stable_seed("chunker.py:split")  # ci
     # the flag beats the table's 60 (the seed corpus and the covering schedule are played on
     # top, and counted)
     played = len(CORPUS) + len(text_schedule().cases)

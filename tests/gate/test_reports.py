@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from contract import SPEC_VERSION, profiles
-from contract.cli import main
+from contract import SPEC_VERSION
+from contract.cli.main import main
+from contract.config import profiles
 from contract.engine import runner
 from contract.engine.events import Finished, Progress, RunPhase, Shrinking, Started
 from contract.engine.results import RunResult
@@ -417,7 +418,7 @@ def test_the_pytest_plugin_writes_every_format(sample: Path) -> None:
         (sample / "pyproject.toml").read_text()
         .replace('addopts = "--chunk-contract-declared ', 'addopts = "')
     )
-    plugin = ("-m", "pytest", "-p", "contract.pytest_plugin", "-m", "chunk_contract")
+    plugin = ("-m", "pytest", "-p", "contract.pytest.plugin", "-m", "chunk_contract")
     given = _flags(sample, "pytest", prefix="--chunk-contract-")
     targets = [arg for target in QUICK for arg in ("--chunk-contract", target)]
     done = run_in(sample, *plugin, *targets, "--chunk-contract-max-examples", "10",
@@ -427,7 +428,7 @@ def test_the_pytest_plugin_writes_every_format(sample: Path) -> None:
 
 
 def test_the_pytest_plugin_refuses_an_unusable_report_path(sample: Path) -> None:
-    done = run_in(sample, "-m", "pytest", "-p", "contract.pytest_plugin",
+    done = run_in(sample, "-m", "pytest", "-p", "contract.pytest.plugin",
                   "--chunk-contract-junit", str(sample))
     assert done.returncode == 4 and "--chunk-contract-junit" in done.stderr, done.stderr
     assert "is a directory" in done.stderr

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine import procs
-from contract.engine.exec_child import STDERR_BYTES, ExecChild, ExecTargetError, exec_command
-from contract.engine.targets import TargetError
-from contract.engine.wire import Handshake
+from contract.containment import procs
 from contract.spec.invariants.unicode import codepoint_integrity
 from contract.spec.model import Case, Config, Document, chunks_from_records, normalise_chunks
+from contract.transport.exec_child import STDERR_BYTES, ExecChild, ExecTargetError, exec_command
+from contract.transport.targets import TargetError
+from contract.transport.wire import Handshake
 
 CHILDREN = Path(__file__).with_name("children.py")
 

@@ -24,7 +24,7 @@ FAST = ("--max-examples", "20", "--seed", "1", "--skip", "scales_linearly")
 
 def cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "contract.cli", *args], cwd=folder, env=env,
+    return subprocess.run([sys.executable, "-m", "contract", *args], cwd=folder, env=env,
                           capture_output=True, text=True, timeout=300, check=False)
 
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from contract.engine.http_target import HttpTarget, HttpTargetError
-from contract.engine.targets import TargetError
-from contract.engine.wire import Handshake
+from contract.transport.http_target import HttpTarget, HttpTargetError
+from contract.transport.targets import TargetError
+from contract.transport.wire import Handshake
 
 Reply = Callable[[dict[str, Any]], Any]
 

@@ -39,12 +39,12 @@ def test_the_js_reference_chunker_on_astral_text_and_python_whitespace() -> None
 
 @needs_node
 def test_the_js_reference_chunker_refuses_degenerate_configs() -> None:
-    from contract.engine.messages import Raised, Split
     from contract.spec.model import Config
+    from contract.transport.messages import Raised, Split
 
     with exec_session(f"exec:{NODE} {CHUNKER}") as session:
         for config in (Config(0, 0), Config(3, 3), Config(3, -1), Config(1, 999)):
-            reply = session.worker.call(Split("abc", config.max_size, config.overlap))
+            reply = session.transport.call(Split("abc", config.max_size, config.overlap))
             assert reply.ok and isinstance(reply.value, Raised) and reply.value.rejects
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from contract.engine import scaling
-from contract.engine.exec_child import ExecChild
-from contract.engine.outofprocess import OutOfProcessTransport
+from contract.transport.exec_child import ExecChild
+from contract.transport.outofprocess import OutOfProcessTransport
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")

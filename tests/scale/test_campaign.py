@@ -1,4 +1,5 @@
-"""Property tests for long campaigns (contract.campaign) and the HypoFuzz driver."""
+"""Property tests for long campaigns (contract.integrations.campaign.hypofuzz) and the HypoFuzz
+driver."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from hypothesis import Phase, settings
 from hypothesis.internal.reflection import function_digest
 
-from contract import campaign, campaign_driver
+from contract.integrations.campaign import driver as campaign_driver
+from contract.integrations.campaign import hypofuzz as campaign
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXED = str(ROOT / "reference_chunkers" / "fixed.py") + ":split"
@@ -73,7 +75,7 @@ def test_the_shared_database_replays_a_failure_in_a_later_run(tmp_path: Path) ->
 
 
 def test_findings_also_go_to_the_shared_contract_database(tmp_path: Path) -> None:
-    from contract.engine.database import open_database
+    from contract.store.database import open_database
 
     campaign.use_database(str(tmp_path / "db"))
     with pytest.raises(AssertionError):

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from contract.containment.worker import Outcome
 from contract.engine import scaling
-from contract.engine.loading import load
-from contract.engine.messages import CpuFamily, Seconds
 from contract.engine.runner import RunSettings, run
-from contract.engine.worker import Outcome
+from contract.transport.loading import load
+from contract.transport.messages import CpuFamily, Seconds
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -53,7 +53,7 @@ def _families(messages: list[str]) -> set[str]:
 
 def _probe(name: str, families: tuple[str, ...] | None = None) -> list[str]:
     """scales_linearly's messages for a chunker of scaling_chunkers.py, probed in a worker."""
-    from contract.engine.transport import ForkTransport  # the plugin's worker, as in a run
+    from contract.transport.base import ForkTransport  # the plugin's worker, as in a run
 
     plugin = load(f"{HERE / 'scaling_chunkers.py'}:{name}")
     with ForkTransport(plugin, timeout=2.0, memory_mb=1024) as worker:
@@ -130,7 +130,7 @@ def busy_machine() -> Iterator[None]:
 
 def test_linear_chunkers_never_reported_over_ten_probes(busy_machine: None) -> None:
     """Two probes of each reference chunker (ten in all), while another process burns a core."""
-    from contract.engine.transport import ForkTransport  # the plugin's worker, as in a run
+    from contract.transport.base import ForkTransport  # the plugin's worker, as in a run
 
     reported = []
     started = _children_cpu()

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from contract import cli
+from contract.cli import main as cli
 from contract.engine import runner
 from contract.engine.runner import Event, Progress, RunResult, RunSettings
 from contract.reporting.json_report import report_json
@@ -40,7 +40,7 @@ SHEET_RULES = (
 def test_the_runner_routes_workbook_plugins_to_workbook_cases() -> None:
     from hypothesis import HealthCheck, given, settings
 
-    from contract.engine.loading import load
+    from contract.transport.loading import load
 
     strategy = runner.cases_for(load(REFERENCE), RunSettings())
 

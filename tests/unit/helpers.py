@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from contract.engine import procs
+from contract.containment import procs
 from contract.spec.model import Case, Chunk, Config, Declarations, Document, Measure, Violation
 from contract.spec.registry import registry
 
@@ -119,7 +119,7 @@ def running(pid: int) -> bool:
 
 @functools.cache
 def shield_works() -> bool:
-    """Whether this kernel takes contract.engine.sandbox's filter (asked in a child process:
+    """Whether this kernel takes contract.containment.sandbox's filter (asked in a child process:
     a filter cannot be removed)."""
     code = "from contract.engine import sandbox; exit(not sandbox.shield([]))"
     return subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

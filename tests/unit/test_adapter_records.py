@@ -178,7 +178,7 @@ def test_a_missing_library_is_a_one_line_import_error_at_instantiation(
 
 
 def test_list_adapters_shows_each_record(capsys: pytest.CaptureFixture[str]) -> None:
-    from contract.cli import main
+    from contract.cli.main import main
 
     assert main(["list", "--adapters"]) == 0
     out = capsys.readouterr().out

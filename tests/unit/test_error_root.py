@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from contract.config_file import ConfigError
-from contract.engine.database import DatabaseError
-from contract.engine.exec_child import ExecTargetError
-from contract.engine.http_target import HttpTargetError
-from contract.engine.reproducers import ForeignFile, ReproducerError
-from contract.engine.targets import TargetError
+from contract.config.profiles import ProfileError
+from contract.config.pyproject import ConfigError
 from contract.errors import InvalidArgument, UnknownInvariant, UsageError
 from contract.generation.strategies import StrategyArgumentError
 from contract.integrations.mutation import running
 from contract.integrations.mutation.triage import TriageError
-from contract.profiles import ProfileError
+from contract.store.database import DatabaseError
+from contract.store.reproducers import ForeignFile, ReproducerError
+from contract.transport.exec_child import ExecTargetError
+from contract.transport.http_target import HttpTargetError
+from contract.transport.targets import TargetError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,9 +58,9 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     "command",
     [
-        ["-m", "contract.cli", "run", "reference_chunkers/fixed.py:split", "--only", "nope"],
-        ["-m", "contract.cli", "run", "reference_chunkers/fixed.py:split", "--profile", "weekly"],
-        ["-m", "contract.cli", "run", "no/such/file.py:split"],
+        ["-m", "contract", "run", "reference_chunkers/fixed.py:split", "--only", "nope"],
+        ["-m", "contract", "run", "reference_chunkers/fixed.py:split", "--profile", "weekly"],
+        ["-m", "contract", "run", "no/such/file.py:split"],
         ["fuzz/harness.py", "reference_chunkers/fixed.py:split", "--only", "nope"],
         ["fuzz/harness.py", "no/such/file.py:split"],
     ],

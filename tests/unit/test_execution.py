@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from contract.engine.session import Session
-from contract.engine.targets import from_object
 from contract.spec.model import Config
 from contract.spec.registry import registry
+from contract.transport.targets import from_object
 
 
 def _lines(document: str, *, max_size: int, overlap: int) -> list[str]:

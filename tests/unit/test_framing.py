@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from contract.engine import framing
-from contract.engine.framing import FrameClosed, FrameError, FrameTimeout
+from contract.containment import framing
+from contract.containment.framing import FrameClosed, FrameError, FrameTimeout
 
 
 @pytest.fixture

@@ -16,11 +16,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from contract.engine.runner import InvariantResult, RunResult, RunSettings, cases_for
-from contract.engine.targets import Plugin, TargetError, from_object, load
-from contract.engine.wire import HandshakeError, parse_handshake
 from contract.errors import UsageError
 from contract.generation.strategies import kinds
 from contract.spec.model import DOCUMENT_KINDS, Declarations
+from contract.transport.loading import load
+from contract.transport.targets import Plugin, TargetError, from_object
+from contract.transport.wire import HandshakeError, parse_handshake
 
 EXAMPLES = 100
 MARKDOWN = re.compile(
@@ -188,7 +189,7 @@ def test_the_reports_name_the_declared_kind() -> None:
 def test_an_unknown_kind_exits_2_with_one_line(
     tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from contract.cli import main
+    from contract.cli.main import main
 
     path = tmp_path / "plugin.py"
     path.write_text("def split(d, *, max_size, overlap):\n    return [d]\n\n"

@@ -1,13 +1,10 @@
-"""The layered layout (issue 16): old import paths are the new modules themselves, nothing in the
-project uses them, and the package's import graph, function-level imports included, has no cycle.
+"""The layered layout: the package's import graph, function-level imports included, has no
+cycle, and every import runs down the layer order of ARCHITECTURE.md, never back up.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
-import importlib.metadata
-import pickle
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,15 +13,9 @@ from pathlib import Path
 import pytest
 
 import contract
-from contract._legacy import MOVED, current, new_name
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "contract"
-sys.path.insert(0, str(ROOT / "scripts"))
-import relayout  # noqa: E402
-
-#: Where the project's own code lives: none of it may import an old path.
-PROJECT = [PACKAGE, ROOT / "tests", ROOT / "bench", ROOT / "fuzz", ROOT / "scripts"]
 
 
 def _module_name(path: Path) -> str:
@@ -38,167 +29,14 @@ def package_modules() -> dict[str, Path]:
     return {_module_name(p): p for p in sorted(files)}
 
 
-def old_names() -> list[tuple[str, str]]:
-    """(old, new) for every module that now lives under a moved one (``__main__`` excluded)."""
-    pairs = []
-    for name in package_modules():
-        for old, new in MOVED.items():
-            if (name == new or name.startswith(new + ".")) and not name.endswith("__main__"):
-                pairs.append((old + name[len(new) :], name))
-    return pairs
-
-
-def _import_or_error(name: str) -> object:
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:  # an adapter whose library is not installed
-        return type(exc)
-
-
-@pytest.mark.parametrize(("old", "new"), old_names())
-def test_every_old_name_imports_the_very_same_module(old: str, new: str) -> None:
-    real = _import_or_error(new)
-    parent, _, child = new.rpartition(".")
-    bound = getattr(sys.modules.get(parent), child, None)
-    assert _import_or_error(old) is real
-    assert getattr(sys.modules.get(parent), child, None) is bound  # no attribute rebound
-    if not isinstance(real, type):
-        assert sys.modules[old] is real
-        assert real.__spec__ is not None and real.__spec__.name == new  # not relabelled
-
-
-def test_the_table_covers_only_modules_that_exist_and_left_no_shim_file() -> None:
-    modules = package_modules()
-    for old, new in MOVED.items():
-        assert new in modules, f"{old} -> {new}: no such module"
-        stem = ROOT.joinpath(*old.split("."))
-        assert not stem.with_suffix(".py").exists() and not stem.is_dir(), f"shim left: {stem}"
-
-
-def test_new_name_maps_submodules_and_leaves_the_rest() -> None:
-    assert new_name("contract.adapters.langchain") == "contract.integrations.adapters.langchain"
-    assert new_name("contract.runner") == "contract.engine.runner"
-    assert new_name("contract.engine.runner") is None
-    assert new_name("contract.cli") is None
-    assert new_name("contractual.runner") is None
-    new = "contract.integrations.adapters.chonkie:Token"
-    assert current("contract.adapters.chonkie:Token") == new
-    assert current(new) == new
-
-
-def test_old_entry_point_strings_and_module_targets_load(monkeypatch: pytest.MonkeyPatch) -> None:
-    from contract.engine.targets import load_here
-    from contract.integrations import adapters
-    from contract.integrations.adapters.langchainjs import Recursive
-
-    old = next(k for k, v in MOVED.items() if v == "contract.integrations.adapters")
-    point = importlib.metadata.EntryPoint("x", f"{old}.langchainjs:Recursive", "chunk_contract")
-    assert point.load() is Recursive
-
-    def split(text: str, max_size: int, overlap: int) -> list[str]:
-        """A stand-in plugin, monkeypatched onto the new module, loaded by the old path."""
-        return [text]
-
-    monkeypatch.setattr(adapters, "probe_split", split, raising=False)
-    assert load_here(f"{old}:probe_split").split is split
-
-
-def test_pickles_made_under_old_paths_load() -> None:
-    """A RunSettings pickled before the move names ``contract.runner``: it still loads."""
-    from contract.engine.results import RunSettings
-
-    old = next(k for k, v in MOVED.items() if v == "contract.engine.runner")
-    data = pickle.dumps(RunSettings(max_examples=7), protocol=0)
-    assert b"contract.engine.results" in data
-    before = data.replace(b"contract.engine.results", old.encode())
-    assert pickle.loads(before) == RunSettings(max_examples=7)
-
-
-@pytest.mark.parametrize("moved", [False, True])
-def test_python_dash_m_runs_old_and_new_paths(moved: bool) -> None:
-    name = "contract.integrations.mutation"
-    if moved:
-        name = next(k for k, v in MOVED.items() if v == name)
-    done = subprocess.run(
-        [sys.executable, "-m", name, "--help"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "usage:" in done.stdout
-
-
-#: The table itself, and this test of it: they name old paths on purpose.
-_TABLES = (PACKAGE / "_legacy.py", Path(__file__).resolve())
-
-
-def _python_files() -> Iterator[Path]:
-    for place in PROJECT:
-        for path in sorted(place.rglob("*.py")):
-            if "node_modules" not in path.parts and path not in _TABLES:
-                yield path
-    yield ROOT / "noxfile.py"
-
-
-def _old_references(path: Path) -> Iterator[str]:
-    """Each import (or dotted-name string) in ``path`` that names an old module path."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            yield from (a.name for a in node.names if new_name(a.name))
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            if new_name(node.module):
-                yield node.module
-            elif node.module == "contract":
-                names = (f"contract.{a.name}" for a in node.names)
-                yield from (name for name in names if new_name(name))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            word = node.value.partition(":")[0]
-            dotted = "." in word and all(part.isidentifier() for part in word.split("."))
-            if dotted and new_name(word):
-                yield word
-
-
-def test_no_file_of_the_project_imports_an_old_path() -> None:
-    found = [f"{p.relative_to(ROOT)}: {n}" for p in _python_files() for n in _old_references(p)]
-    assert not found, "old import paths (rewrite with scripts/relayout.py):\n" + "\n".join(found)
-
-
-def test_the_old_path_check_and_relayout_catch_each_form(tmp_path: Path) -> None:
-    sample = tmp_path / "user.py"
-    old = {v: k for k, v in MOVED.items()}
-    sample.write_text(
-        f"import {old['contract.engine.runner']}\n"
-        f"from {old['contract.integrations.adapters']}.langchain import Character\n"
-        f"from contract import cli, {old['contract.engine.targets'].rpartition('.')[2]}\n"
-        f"TARGET = '{old['contract.integrations.adapters']}.chonkie:Token'\n"
-    )
-    assert len(list(_old_references(sample))) == 4
-    assert relayout.main([str(sample)]) == 0
-    text = sample.read_text()
-    assert list(_old_references(sample)) == [], text
-    assert "from contract.engine import targets as plugins" in text
-    assert "'contract.integrations.adapters.chonkie:Token'" in text
-    assert relayout.main(["--check", str(sample)]) == 0  # idempotent
-
-
-def test_relayout_rewrites_paths_in_prose() -> None:
-    text = "npm ci --prefix contract/adapters/js; see contract/runner.py and contract/cli.py"
-    assert relayout.rewrite(text) == (
-        "npm ci --prefix contract/integrations/adapters/js; see contract/engine/runner.py and "
-        "contract/cli.py"
-    )
-
-
 #: Modules that must load without Hypothesis (reporters, result types, the pytest plugin).
 LIGHT = [
     "contract.reporting",
     *(f"contract.reporting.{p.stem}" for p in sorted((PACKAGE / "reporting").glob("[!_]*.py"))),
     "contract.engine.results",
     "contract.engine.events",
-    "contract.settings",
-    "contract.pytest_plugin",
+    "contract.config.settings",
+    "contract.pytest.plugin",
 ]
 
 
@@ -305,6 +143,57 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_no_import_cycles() -> None:
     cycle = find_cycle(import_graph(package_modules()))
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+#: The layers, lowest first (ARCHITECTURE.md): a module may import its own layer and the layers
+#: below it, never one above. Keys are dotted prefixes; the longest that matches decides.
+LAYERS: dict[str, int] = {
+    "contract.errors": 0, "contract.exactjson": 0, "contract._platform": 0,
+    "contract._version": 0, "contract.tokenizers": 0,
+    "contract.spec": 1,
+    "contract.generation": 2,
+    "contract.diagnosis": 3,
+    "contract.containment": 4,
+    "contract.store": 5,
+    "contract.transport": 6,
+    "contract.engine": 7,
+    "contract.reporting": 8,
+    "contract.config": 9,
+    "contract.integrations": 10,
+    "contract.cli": 11, "contract.pytest": 11, "contract": 11, "contract.__main__": 11,
+}
+
+
+def layer_of(module: str, layers: dict[str, int] = LAYERS) -> int:
+    """The rank of ``module``: that of the longest prefix of LAYERS it lies under."""
+    matches = [p for p in layers if module == p or module.startswith(p + ".")]
+    return layers[max(matches, key=len)]
+
+
+def upward_arrows(graph: dict[str, set[str]], layers: dict[str, int] = LAYERS) -> list[str]:
+    """Each import that runs from a layer to a higher one, as ``a -> b``."""
+    return sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                  if layer_of(b, layers) > layer_of(a, layers))
+
+
+def test_every_import_runs_down_the_layers() -> None:
+    arrows = upward_arrows(import_graph(package_modules()))
+    assert not arrows, "imports that run back up a layer:\n" + "\n".join(arrows)
+
+
+def test_every_package_has_a_layer() -> None:
+    """A new top-level package or module must be given its place in LAYERS."""
+    tops = {".".join(name.split(".")[:2]) for name in package_modules()}
+    assert sorted(t for t in tops if t not in LAYERS) == []
+
+
+def test_the_layer_check_catches_an_arrow_back_up_in_a_function(tmp_path: Path) -> None:
+    low, high = tmp_path / "low.py", tmp_path / "high.py"
+    high.write_text("import pkg.low\n")
+    low.write_text("def f():\n    from pkg import high  # lazy: a test\n")
+    graph = import_graph({"pkg.low": low, "pkg.high": high})
+    layers = {"pkg": 0, "pkg.low": 0, "pkg.high": 1}
+    assert upward_arrows(graph, layers) == ["pkg.low -> pkg.high"]
 
 
 def unexplained_lazy_imports(modules: dict[str, Path]) -> list[str]:

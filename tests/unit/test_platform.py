@@ -8,7 +8,7 @@ import os
 import pytest
 
 from contract import _platform
-from contract.cli import main
+from contract.cli.main import main
 
 
 def test_this_platform_has_what_the_worker_needs() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli import build_parser
+from contract.cli.main import build_parser
 from contract.engine.runner import Finished, InvariantResult, RunResult, Started
 from contract.errors import UsageError
 from contract.reporting import formats
@@ -164,7 +164,7 @@ def test_one_failing_report_does_not_stop_the_others_from_being_written(tmp_path
 def test_the_registry_and_every_format_load_without_hypothesis() -> None:
     probe = (
         "import sys, contract.reporting, contract.reporting.formats as f; f.formats(); "
-        "import contract.cli; contract.cli.build_parser(); "
+        "import contract.cli.main; contract.cli.main.build_parser(); "
         "print(sorted(m for m in ('hypothesis', 'contract.engine.runner') if m in sys.modules))"
     )
     done = subprocess.run(
@@ -178,7 +178,7 @@ def test_the_registry_and_every_format_load_without_hypothesis() -> None:
 def test_check_and_matrix_refuse_an_unusable_report_path_before_running(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from contract.cli import main
+    from contract.cli.main import main
 
     target = f"{ROOT / 'tests' / 'gate' / 'plugins.py'}:windows"
     (tmp_path / "doc.txt").write_text("text")

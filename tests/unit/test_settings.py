@@ -1,4 +1,5 @@
-"""contract.settings: one precedence, from plain values (README, Profiles, the rank table)."""
+"""contract.config.settings: one precedence, from plain values (README, Profiles, the rank
+table)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from contract import settings
-from contract.config_file import ProjectConfig, TargetEntry
+from contract.config import settings
+from contract.config.profiles import ENV_VAR, PROFILES, ProfileError
+from contract.config.pyproject import ProjectConfig, TargetEntry
 from contract.engine.results import RunSettings
-from contract.profiles import ENV_VAR, PROFILES, ProfileError
 
 #: A table with a profile, its own budget and a target entry with another budget.
 TABLE = ProjectConfig(

@@ -148,7 +148,7 @@ def test_a_replayed_reproducer_is_labelled_so() -> None:
 def test_a_run_that_replays_a_saved_failure_says_where_from(tmp_path: Path) -> None:
     """Run twice on a defective chunker: the second run replays the first one's reproducer
     before generating anything, and its report names that file instead of "not shrunk"."""
-    from contract import profiles
+    from contract.config import profiles
 
     settings = profiles.build(
         profiles.get("ci"), max_examples=30, only=("no_lost_text",), reproducers=tmp_path

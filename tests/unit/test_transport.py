@@ -6,8 +6,12 @@ from typing import Any
 
 import pytest
 
-from contract.engine.loading import load
-from contract.engine.messages import (
+from contract.containment.worker import Outcome
+from contract.engine.session import Session
+from contract.spec.model import Config
+from contract.transport.base import ForkTransport, InProcessTransport, checked
+from contract.transport.loading import load
+from contract.transport.messages import (
     Chunks,
     Counts,
     CountTokens,
@@ -19,11 +23,7 @@ from contract.engine.messages import (
     Split,
     WrongType,
 )
-from contract.engine.session import Session
-from contract.engine.targets import TargetError
-from contract.engine.transport import ForkTransport, InProcessTransport, checked
-from contract.engine.worker import Outcome
-from contract.spec.model import Config
+from contract.transport.targets import TargetError
 
 FIXED = "reference_chunkers/fixed.py:split"
 

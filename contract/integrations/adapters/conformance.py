@@ -35,11 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from contract import exactjson
-from contract.engine.targets import LOAD_TIMEOUT_VAR
 from contract.integrations.adapters import ADAPTERS, BY_NAME, AdapterInfo, findings, library_version
 from contract.integrations.adapters.findings import VERDICTS, Finding, Notes
 from contract.spec.model import escape
 from contract.spec.registry import registry
+from contract.transport.targets import LOAD_TIMEOUT_VAR
 
 DEFAULT_EVIDENCE = Path("docs/conformance-evidence.json")
 DEFAULT_DOC = Path("docs/conformance.md")
@@ -94,10 +94,10 @@ def run_one(name: str, seed: int, budget: Budget, *, first: bool = True) -> dict
     fresh interpreter for ``deterministic``; the other seeds add generated examples (checked
     for ``deterministic`` by a second call in the same worker).
     """
-    from contract.engine.loading import load  # lazy: --render-only needs no engine
     from contract.engine.runner import RunSettings, run  # lazy: Hypothesis
-    from contract.engine.targets import TargetError  # lazy: --render-only needs no engine
     from contract.reporting.json_report import report_json  # lazy: --render-only needs no engine
+    from contract.transport.loading import load  # lazy: --render-only needs no engine
+    from contract.transport.targets import TargetError  # lazy: --render-only needs no engine
 
     try:
         plugin = load(name, timeout=60.0)

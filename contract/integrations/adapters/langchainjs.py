@@ -4,7 +4,7 @@ The splitters run in node, behind ``contract/integrations/adapters/js/bridge.mjs
 stdio); this module imports nothing from JavaScript. Each entry point (``langchainjs-recursive``,
 ...) resolves to a :class:`JsSplitter`, an object carrying ``exec_command``: the command line
 (``node``, the bridge's absolute path, the splitter's name) that ``plugins.load`` turns into an
-``exec:`` target, i.e. an :class:`~contract.engine.exec_child.ExecChild`.
+``exec:`` target, i.e. an :class:`~contract.transport.exec_child.ExecChild`.
 
 Install the pinned npm packages with ``npm ci --prefix contract/integrations/adapters/js``. What the
 bridge reports (see its header): ``unit = "chars"`` (its ``lengthFunction`` counts code points; the

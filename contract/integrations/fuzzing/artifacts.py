@@ -16,13 +16,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from contract.engine import reproducers
 from contract.engine.minimize import minimize
 from contract.engine.session import Observation, Session
-from contract.engine.targets import Plugin
 from contract.integrations.fuzzing.inputs import FuzzCase, decode
 from contract.spec.model import Violation, escape
 from contract.spec.registry import registry
+from contract.store import reproducers
+from contract.transport.targets import Plugin
 
 REPRODUCERS = Path(".chunk-contract/reproducers")
 #: libFuzzer's artifact names: ``<prefix><kind>-<sha1 of the input>``.

@@ -21,9 +21,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from contract.engine import reproducers
-from contract.engine.outofprocess import is_out_of_process
-from contract.engine.targets import Plugin, TargetError, load
 from contract.errors import UsageError, one_line
 from contract.integrations.fuzzing.artifacts import REPRODUCERS, convert
 from contract.integrations.fuzzing.blind import Mutator, run_blind
@@ -41,6 +38,10 @@ from contract.integrations.fuzzing.options import (
 from contract.integrations.fuzzing.target import FuzzTarget, require_atheris, text_plugin
 from contract.reporting.progress import ProgressBar
 from contract.spec.registry import select
+from contract.store import reproducers
+from contract.transport.loading import load
+from contract.transport.outofprocess import is_out_of_process
+from contract.transport.targets import Plugin, TargetError
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 PROG = "chunk-contract fuzz"

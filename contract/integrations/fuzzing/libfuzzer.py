@@ -28,9 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import contract
-from contract.engine import reaper
-from contract.engine.targets import Plugin
+from contract.containment import reaper
 from contract.integrations.fuzzing.artifacts import Finding, artifact_kind, convert
 from contract.integrations.fuzzing.options import (
     FuzzOptions,
@@ -40,6 +38,7 @@ from contract.integrations.fuzzing.options import (
 )
 from contract.integrations.fuzzing.target import prepare, require_atheris
 from contract.reporting.progress import ProgressBar
+from contract.transport.targets import Plugin
 
 #: Rounds in a row that may end in a finding already reported before the driver gives up.
 STALE_ROUNDS = 2
@@ -275,7 +274,7 @@ def _next(lines: queue.Queue[str | None]) -> str | None:
 
 def _child_env() -> dict[str, str]:
     """The environment of an engine child: this ``contract`` package first on its path."""
-    root = str(Path(contract.__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     return env

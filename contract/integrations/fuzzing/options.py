@@ -8,11 +8,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import contract
 from contract.integrations.fuzzing.artifacts import REPRODUCERS, Finding
 
 #: fuzz/ of a checkout: the seed corpora and the dictionary (absent from an installed wheel).
-FUZZ_DIR = Path(contract.__file__).resolve().parent.parent / "fuzz"
+FUZZ_DIR = Path(__file__).resolve().parents[3] / "fuzz"
 DICTIONARY = FUZZ_DIR / "chunks.dict"
 SEEDS = FUZZ_DIR / "corpus"
 WORK = Path(".chunk-contract/fuzz")

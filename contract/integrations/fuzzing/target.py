@@ -2,7 +2,7 @@
 
 A Python plugin runs *in the fuzzing process*: libFuzzer only sees coverage of code running in
 its own process, so the isolated worker that ``chunk-contract run`` uses would leave it blind.
-The plugin is reached through the transport seam (:class:`~contract.engine.transport.
+The plugin is reached through the transport seam (:class:`~contract.transport.base.
 InProcessTransport`: the same typed requests and checked replies as the fork worker), so the
 invariants, config rules, reruns for ``deterministic`` and token counts are the very code of a
 run. An ``exec:`` / ``http(s)://`` target keeps its own out-of-process transport (its code is
@@ -24,15 +24,15 @@ import types
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from contract.engine.outofprocess import is_out_of_process
 from contract.engine.session import Session
-from contract.engine.targets import Plugin, TargetError
-from contract.engine.targets import load_here as load
-from contract.engine.transport import InProcessTransport
 from contract.errors import UsageError
 from contract.integrations.fuzzing.inputs import FuzzCase, decode
 from contract.spec.model import Violation, escape
 from contract.spec.registry import registry
+from contract.transport.base import InProcessTransport
+from contract.transport.outofprocess import is_out_of_process
+from contract.transport.targets import Plugin, TargetError
+from contract.transport.targets import load_here as load
 
 ATHERIS_MISSING = (
     "coverage-guided fuzzing of a Python chunker needs atheris, which is not installed here: "

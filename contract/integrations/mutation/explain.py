@@ -80,12 +80,14 @@ def _compare(name: str, target: str, examples: int, max_length: int, seed_value:
     from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
     # lazy: each mutmut phase imports only what it runs
+    from contract.containment.worker import Worker
+
+    # lazy: each mutmut phase imports only what it runs
     from contract.engine.results import RunSettings
     from contract.engine.runner import cases_for  # lazy: Hypothesis
 
     # lazy: each mutmut phase imports only what it runs
-    from contract.engine.targets import load_here as load  # the suite calls the plugin itself
-    from contract.engine.worker import Worker  # lazy: each mutmut phase imports only what it runs
+    from contract.transport.targets import load_here as load  # the suite calls the plugin itself
 
     stabilize_generation()
     plugin = load(target)

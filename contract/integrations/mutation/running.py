@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from contract.engine import reaper
+from contract.containment import reaper
 from contract.errors import UsageError, one_line
 from contract.integrations.mutation import reports, results, triage
 from contract.integrations.mutation.config import (
@@ -312,10 +312,10 @@ def _expected_violations(target: Target, budget: Budget) -> list[str]:
     from contract.engine.runner import run  # lazy: Hypothesis
 
     # lazy: each mutmut phase imports only what it runs
-    from contract.engine.targets import TargetError
+    from contract.transport.targets import TargetError
 
     # lazy: each mutmut phase imports only what it runs
-    from contract.engine.targets import load_here as load  # the suite calls the plugin itself
+    from contract.transport.targets import load_here as load  # the suite calls the plugin itself
 
     try:
         plugin = load(f"{target.file}:{target.attr}")

@@ -80,7 +80,7 @@ def check(target: str, expected: frozenset[str] = frozenset(),
     from contract.engine.runner import run  # lazy: Hypothesis
 
     # lazy: each mutmut phase imports only what it runs
-    from contract.engine.targets import load_here as load  # the suite calls the plugin itself
+    from contract.transport.targets import load_here as load  # the suite calls the plugin itself
 
     budget = budget or current_budget()
     stabilize_generation()
@@ -253,8 +253,9 @@ def probe(plugin: Any, settings: Any) -> None:
     """
     from hypothesis import given, seed
 
+    # lazy: each mutmut phase imports only what it runs
+    from contract.containment.worker import Worker
     from contract.engine.runner import cases_for  # lazy: Hypothesis
-    from contract.engine.worker import Worker  # lazy: each mutmut phase imports only what it runs
 
     # lazy: each mutmut phase imports only what it runs
     from contract.generation.corpus import corpus_for

@@ -2,7 +2,7 @@
 
 from chunker import split
 
-from contract.testing import contract_tests
+from contract.pytest.suite import contract_tests
 
 
 def test_packs_short_words():

@@ -1,0 +1,262 @@
+"""``check`` (the invariants on the user's own files) and ``replay`` (one saved counterexample)."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from contract.engine import crossrun, scaling
+from contract.engine.events import Finished, Listener
+from contract.engine.results import Counterexample, InvariantResult, RunResult, RunSettings
+from contract.engine.runner import skip_reason
+from contract.engine.session import Observation, Session
+from contract.errors import UsageError
+from contract.reporting.text import render
+from contract.spec.model import Config, Violation
+from contract.spec.registry import registry
+from contract.store import reproducers
+from contract.transport.loading import load
+from contract.transport.outofprocess import is_out_of_process, load_out_of_process
+from contract.transport.targets import Plugin, TargetError
+
+REPRODUCERS = Path(".chunk-contract/reproducers")
+
+
+def read_document(
+    plugin: Plugin, path: str, *, timeout: float = 2.0, memory_mb: int | None = 1024
+) -> Any:
+    """The document in ``path``: UTF-8 text, or a workbook description for ``.xlsx`` files.
+
+    A workbook is checked for zip bombs, then parsed in a worker under ``memory_mb`` and a
+    multiple of ``timeout`` (contract.containment.xlsx).
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise UsageError(f"{path}: no such file")
+    if plugin.kind == "workbook":
+        if file.suffix.lower() not in (".xlsx", ".xlsm"):
+            raise UsageError(f"{path}: workbook plugins read .xlsx files")
+        # lazy: only for workbook files
+        from contract.containment.xlsx import WorkbookFileError, read_workbook
+
+        try:
+            return read_workbook(path, timeout=timeout, memory_mb=memory_mb)
+        except WorkbookFileError as exc:
+            raise UsageError(str(exc)) from None
+    try:
+        return file.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def check_files(
+    plugin: Plugin,
+    files: Sequence[str],
+    config: Config,
+    *,
+    timeout: float,
+    memory_mb: int | None,
+    on_event: Listener | None = None,
+) -> int:
+    """Check every invariant on each file with ``config``; report like ``run`` does (the text
+    report on stdout; ``on_event`` gets the ``Finished`` event, for the report files)."""
+    documents = {
+        path: read_document(plugin, path, timeout=timeout, memory_mb=memory_mb)
+        for path in files
+    }
+    started = time.monotonic()
+    first: dict[str, tuple[str, Observation]] = {}
+    exercised: set[str] = set()
+    with Session(
+        plugin, timeout=timeout, memory_mb=memory_mb, selected=list(registry())
+    ) as session:
+        active = tuple(r.id for r in session.rules)
+        for path, document in documents.items():
+            seen = session.observe(document, config)
+            exercised |= seen.exercised
+            if not config.is_valid:  # refused, or output that keeps every rule: both count
+                exercised.add("config_validation")
+            print(f"{'ok  ' if not seen.violations else 'FAIL'} {path}", file=sys.stderr)
+            for violation in seen.violations:
+                first.setdefault(violation.invariant, (path, seen))
+    result = _result(plugin, len(documents), active, exercised, first, timeout, memory_mb)
+    result.elapsed = time.monotonic() - started
+    if not config.is_valid:
+        _degenerate(result, config)
+    print(_without_seed(render(result)))
+    if on_event is not None:
+        on_event(Finished(result))
+    return 0 if result.passed else 1
+
+
+def _degenerate(result: RunResult, config: Config) -> None:
+    """Say why the other rules were not exercised: a degenerate config is config_validation's."""
+    reason = f"the config ({config.describe()}) is degenerate: checked as config_validation"
+    for item in result.results:
+        if item.status == "skipped" and item.reason == "never exercised":
+            item.reason = reason
+
+
+_SEED = re.compile(r" · seed -?\d+| \(repeat with --seed -?\d+\)")
+
+
+def _without_seed(text: str) -> str:
+    """The report without its seed: ``check`` generates nothing, and has no ``--seed``."""
+    return _SEED.sub("", text)
+
+
+def _result(
+    plugin: Plugin,
+    count: int,
+    active: tuple[str, ...],
+    exercised: set[str],
+    first: dict[str, tuple[str, Observation]],
+    timeout: float,
+    memory_mb: int | None,
+) -> RunResult:
+    chosen = list(registry())
+    results = []
+    for rule_id in chosen:
+        if rule_id in first:
+            path, seen = first[rule_id]
+            found = _counterexample(plugin, rule_id, seen, timeout, memory_mb)
+            found.messages = [f"in {path}: {m}" for m in found.messages]
+            results.append(InvariantResult(rule_id, "violated", count, found))
+        elif rule_id == "scales_linearly" and rule_id in active:
+            results.append(
+                InvariantResult(
+                    rule_id, "skipped", 0, reason="measured by `run` on generated documents"
+                )
+            )
+        elif rule_id in active and rule_id in exercised:
+            results.append(InvariantResult(rule_id, "passed", count))
+        else:
+            results.append(
+                InvariantResult(
+                    rule_id, "skipped", 0, reason=skip_reason(plugin, rule_id, chosen, active)
+                )
+            )
+    return RunResult(
+        plugin.target,
+        plugin.kind,
+        0,
+        count,
+        results,
+        settings=RunSettings(timeout=timeout, memory_mb=memory_mb),
+        documents=plugin.declarations.documents,
+    )
+
+
+def _counterexample(
+    plugin: Plugin, rule_id: str, seen: Observation, timeout: float, memory_mb: int | None
+) -> Counterexample:
+    found = seen.of(rule_id)
+    example = Counterexample(
+        rule_id,
+        seen.document,
+        seen.config,
+        [v.message for v in found],
+        seen.records,
+        offending=sorted({i for v in found for i in v.chunks}),
+    )
+    path = reproducers.save(
+        reproducers.Reproducer(
+            target=plugin.target,
+            invariant=rule_id,
+            document=seen.document,
+            config=seen.config,
+            message=example.message,
+            kind=plugin.kind,
+            timeout=timeout,
+            memory_mb=memory_mb,
+            chunks=seen.records,
+            base=plugin.cwd,
+        ),
+        REPRODUCERS,
+    )
+    example.reproducer = str(path)
+    return example
+
+
+def _load_saved(saved: reproducers.Reproducer) -> Plugin:
+    """The plugin of ``saved``; an ``exec:`` command runs in the folder the run ran it in
+    (``base``), so that ``replay`` works from any folder."""
+    if is_out_of_process(saved.target) and saved.base is not None:
+        plugin: Plugin = load_out_of_process(saved.target, cwd=saved.base)
+        return plugin
+    return load(saved.target)
+
+
+def replay(saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: int | None) -> int:
+    """Re-run one counterexample: exit 1 if it still violates its invariant, else 0."""
+    plugin = _load_saved(saved)
+    if plugin.kind != saved.kind:
+        raise TargetError(
+            f"{saved.target}: is a {plugin.kind} plugin; the reproducer is {saved.kind}"
+        )
+    limit = timeout or saved.timeout
+    with Session(
+        plugin, timeout=limit, memory_mb=memory_mb or saved.memory_mb, selected=list(registry())
+    ) as session:
+        if saved.invariant == "scales_linearly":
+            return _replay_scaling(session, saved, limit)
+        seen = session.observe(saved.document, saved.config, timeout=limit)
+    print(f"replaying {saved.invariant} on {saved.target} with {saved.config.describe()}")
+    print(
+        "    document = "
+        + (ascii(saved.document) if isinstance(saved.document, str) else str(saved.document))
+    )
+    still = seen.of(saved.invariant)
+    if (
+        saved.invariant == "deterministic"
+        and not still
+        and seen.records
+        and isinstance(saved.document, str)
+    ):
+        still = _fresh_interpreter_differs(saved, seen.records, limit)
+    others = [v for v in seen.violations if v.invariant != saved.invariant]
+    for violation in still + others:
+        print(f"    [{violation.invariant}] {violation.message.splitlines()[0]}")
+    if still:
+        print(f"STILL FAILS: {saved.invariant}")
+        return 1
+    print(
+        f"FIXED: {saved.invariant} holds on this input"
+        + (
+            f" (other violations: {', '.join(sorted({v.invariant for v in others}))})"
+            if others
+            else ""
+        )
+    )
+    return 1 if others else 0
+
+
+def _replay_scaling(session: Session, saved: reproducers.Reproducer, limit: float) -> int:
+    print(f"replaying scales_linearly on {saved.target}: timing doubling documents")
+    found = scaling.probe(session.transport, timeout=limit)
+    for violation in found:
+        print(f"    {violation.message}")
+    print("STILL FAILS: scales_linearly" if found else "FIXED: scales_linearly holds")
+    return 1 if found else 0
+
+
+def _fresh_interpreter_differs(
+    saved: reproducers.Reproducer, records: list[dict[str, Any]], limit: float
+) -> list[Violation]:
+    """``deterministic`` across interpreters (see contract.engine.crossrun) for one saved input."""
+    done = crossrun.rerun(
+        saved.target, [(saved.document, saved.config)], timeout=limit, memory_mb=saved.memory_mb
+    )
+    where = f"a fresh interpreter (PYTHONHASHSEED={done.hash_seed})"
+    if not done.loadable:
+        return []
+    if done.failure:
+        return [Violation("deterministic", f"{where} {done.failure}")]
+    difference = crossrun.difference(records, done.answers[0])
+    if difference is None:
+        return []
+    return [Violation("deterministic", f"{where} chunked it differently: {difference}")]

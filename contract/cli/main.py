@@ -1,0 +1,487 @@
+"""The command line (SPEC §6): thin parsing around the runner; exit 0 pass, 1 violation, 2 usage."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from contract import errors
+from contract._platform import require_posix
+from contract._version import version
+from contract.config.profiles import ENV_VAR, PROFILES
+from contract.containment import reaper
+from contract.engine.events import Finished
+from contract.engine.results import RunSettings
+from contract.errors import UsageError
+from contract.reporting import formats
+from contract.reporting.matrix import render_matrix
+from contract.spec import SPEC_VERSION, registry
+from contract.spec.model import Config
+from contract.store import reproducers
+from contract.store.database import database_spec, open_database
+from contract.transport.loading import load
+from contract.transport.targets import Plugin
+
+EXIT_PASSED, EXIT_VIOLATED, EXIT_USAGE = 0, 1, 2
+
+__all__ = ["EXIT_PASSED", "EXIT_USAGE", "EXIT_VIOLATED", "UsageError", "build_parser", "main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are UsageErrors (one line, exit 2) instead of exits."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("chunk-contract").strip()
+        hint = f" (see chunk-contract {command} --help)" if command else " (see --help)"
+        raise UsageError(f"{message}{hint}")
+
+
+def _ids(text: str) -> tuple[str, ...]:
+    return tuple(i.strip() for i in text.split(",") if i.strip())
+
+
+def _setting(name: str, parse: Any) -> Any:
+    """An argparse type: ``parse`` the text, then check it against ``name``'s bounds."""
+
+    def convert(text: str) -> Any:
+        try:
+            value = parse(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        try:
+            return errors.check_setting(name, value, label="the value")
+        except errors.InvalidArgument as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return convert
+
+
+def _size(text: str) -> int:
+    """``--max-size`` / ``--overlap`` of ``check``: any integer of sane size (degenerate ones
+    are checked as config_validation)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if abs(value) > errors.MAX_SIZE:
+        raise argparse.ArgumentTypeError(
+            f"must be between {-errors.MAX_SIZE} and {errors.MAX_SIZE}, got {text}"
+        )
+    return value
+
+
+def _jobs(text: str) -> int:
+    from contract.engine.parallel import jobs_from  # lazy: Hypothesis
+
+    try:
+        return jobs_from(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number or 'auto', got {text!r}"
+        ) from None
+
+
+_TARGET_HELP = (
+    "the chunker: path/to/file.py:attr, module:attr, or a registered plugin name (SPEC §1)"
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``chunk-contract`` parser: one subcommand each for run, check, replay, matrix, list
+    (fuzz, mutate and campaign are listed here and parsed by their packages, see DELEGATED)."""
+    parser = _Parser(prog="chunk-contract", description="Check a chunker against the contract.")
+    parser.add_argument(
+        "--version", action="version", version=f"chunk-contract {version()}",
+        help="print the version and exit",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _run_parser(sub.add_parser("run", help="generate documents and check every invariant"))
+    _check_parser(sub.add_parser("check", help="check the invariants on your own files"))
+    replay = sub.add_parser("replay", help="re-run a saved counterexample")
+    replay.add_argument("reproducer", metavar="REPRODUCER", help="a reproducer .json file")
+    replay.add_argument(
+        "--emit-pytest", metavar="PATH",
+        help="instead of replaying, write a standalone pytest regression test to PATH that "
+        "fails while the bug is there and passes once it is fixed",
+    )
+    _limits(replay, defaults=False)
+    _matrix_parser(sub.add_parser("matrix", help="run several targets and print one table"))
+    listing = sub.add_parser("list", help="list the invariants (and adapters)")
+    listing.add_argument("--adapters", action="store_true", help="list the registered plugins")
+    for name, (_, summary) in DELEGATED.items():
+        _delegated_parser(sub.add_parser(name, help=summary, add_help=False), name)
+    return parser
+
+
+#: Subcommands parsed by their own packages: name -> (module with ``main(argv, *, prog)``, help).
+DELEGATED = {
+    "fuzz": ("contract.integrations.fuzzing.cli",
+             "fuzz a chunker for a time budget (libFuzzer for Python, blind for exec: targets)"),
+    "mutate": ("contract.integrations.mutation.running",
+               "mutation-test a chunker with the contract as its test suite (mutmut)"),
+    "campaign": ("contract.integrations.campaign.driver",
+                 "a long HypoFuzz campaign on a chunker, shared through --database"),
+}
+
+
+def _delegated_parser(parser: argparse.ArgumentParser, name: str) -> None:
+    """A placeholder for the top-level help: ``main`` hands these commands to their package."""
+    parser.add_argument("arguments", nargs=argparse.REMAINDER,
+                        help=f"the options of {name} (see chunk-contract {name} --help)")
+
+
+def _delegate(name: str, argv: Sequence[str]) -> int:
+    """Run subcommand ``name`` with its own package's parser and main."""
+    module = importlib.import_module(DELEGATED[name][0])
+    with reaper.handling_signals():  # a signal kills every process group the command started
+        code: int = module.main(list(argv), prog=f"chunk-contract {name}")
+    return code
+
+
+def _run_parser(run: argparse.ArgumentParser) -> None:
+    run.add_argument(
+        "target",
+        nargs="?",
+        metavar="TARGET",
+        help=f"{_TARGET_HELP}; default: the targets of [tool.chunk-contract] in pyproject.toml",
+    )
+    _reports(run, "run")
+    run.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        help=f"budgets: {'; '.join(p.describe() for p in PROFILES.values())} "
+        f"(default ${ENV_VAR}, else pyproject.toml)",
+    )
+    _budget(run, default=None, help="examples to explore (default 200, or the profile's)")
+    _seed(run)
+    _limits(run, defaults=False)  # None: the table's, else 2 s / 1024 MiB
+    run.add_argument(
+        "--only", type=_ids, default=(), metavar="ID,...", help="check only these invariants"
+    )
+    run.add_argument(
+        "--skip", type=_ids, default=(), metavar="ID,...", help="do not check these invariants"
+    )
+    run.add_argument(
+        "--reproducers",
+        metavar="DIR",
+        default=None,
+        help="where counterexamples are saved, and replayed first by the next run "
+        "(default .chunk-contract/reproducers)",
+    )
+    _database(run)
+    run.add_argument(
+        "--no-corpus",
+        action="store_true",
+        help="do not replay the seed corpus (contract.generation.corpus) before generating",
+    )
+    run.add_argument(
+        "--no-schedule",
+        action="store_true",
+        help="do not play the covering schedule (contract.generation.strategies.schedule) "
+        "before generating",
+    )
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    run.add_argument(
+        "-n",
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N|auto",
+        help="split the examples over N processes (auto: one per CPU; at most one per CPU)",
+    )
+    run.add_argument(
+        "--force-jobs",
+        action="store_true",
+        help="allow -n above the number of CPUs (up to 8 per CPU)",
+    )
+
+
+def _check_parser(check: argparse.ArgumentParser) -> None:
+    check.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    check.add_argument(
+        "files", nargs="+", metavar="FILE", help="UTF-8 text files (.xlsx for workbook plugins)"
+    )
+    check.add_argument(
+        "--max-size", type=_size, required=True, metavar="N",
+        help="the chunk size cap passed to the chunker (0 or less: checked as config_validation)",
+    )
+    check.add_argument(
+        "--overlap", type=_size, default=0, metavar="N", help="the overlap passed (default 0)"
+    )
+    _reports(check, "check")
+    _limits(check)
+
+
+def _matrix_parser(matrix: argparse.ArgumentParser) -> None:
+    matrix.add_argument("targets", nargs="+", metavar="TARGET", help=_TARGET_HELP)
+    _budget(matrix, default=200, help="examples to explore per target (default 200)")
+    _seed(matrix)
+    _limits(matrix)
+    _reports(matrix, "matrix")
+    _database(matrix)
+    matrix.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+
+def _budget(parser: argparse.ArgumentParser, *, default: int | None, help: str) -> None:
+    parser.add_argument(
+        "--max-examples",
+        type=_setting("max_examples", int),
+        default=default,
+        metavar="N",
+        help=f"{help}; at most {errors.MAX_EXAMPLES}",
+    )
+
+
+def _seed(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--seed",
+        type=_setting("seed", int),
+        metavar="N",
+        help="repeat a run exactly (default: a random seed, printed in the report)",
+    )
+
+
+def _reports(parser: argparse.ArgumentParser, command: str) -> None:
+    """Every file report of the registry (contract.reporting.formats) as a flag of ``command``."""
+    formats.add_flags(parser, command)
+
+
+def _database(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database",
+        metavar="SPEC",
+        default=None,
+        help="a shared example database, a folder or redis://HOST:PORT/N: counterexamples "
+        "saved there by any run are replayed first (default $CHUNK_CONTRACT_DATABASE)",
+    )
+
+
+def _limits(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
+    parser.add_argument(
+        "--timeout",
+        type=_setting("timeout", float),
+        default=2.0 if defaults else None,
+        metavar="SECONDS",
+        help=f"per-call limit (default 2; at most {errors.MAX_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--memory-mb",
+        type=_setting("memory_mb", int),
+        default=errors.DEFAULT_MEMORY_MB if defaults else None,
+        metavar="MIB",
+        help=f"worker memory limit above its start size (default {errors.DEFAULT_MEMORY_MB}; "
+        f"from {errors.MIN_MEMORY_MB} to the physical memory)",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``chunk-contract`` console script."""
+    require_posix()  # one line and exit 2 where fork/resource are missing (Windows)
+    reaper.adopt_orphans()  # what a plugin started and left behind is killed at exit
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in DELEGATED:
+            return _delegate(argv[0], argv[1:])
+        args = build_parser().parse_args(argv)
+        with reaper.handling_signals():
+            return _HANDLERS[args.command](args)
+    except reaper.Interrupted as exc:  # outside a run's own handling: nothing to report
+        print(f"chunk-contract: {exc.reason}; stopped every process it started", file=sys.stderr)
+        return EXIT_USAGE
+    except UsageError as exc:
+        print(f"chunk-contract: error: {errors.one_line(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_VIOLATED
+    except KeyboardInterrupt:
+        print("chunk-contract: interrupted", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at devnull: the reader went away (``| head``), and the interpreter's final
+    flush must not raise a second BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout is no real file (a test's capture)
+        pass
+
+
+def _load(target: str) -> Plugin:
+    return load(target)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``run``: explore generated documents against TARGET, or the declared targets."""
+    from contract.cli.run import run_command  # lazy: tomllib only when needed
+    from contract.engine.parallel import check_jobs  # lazy: Hypothesis
+
+    registry.select(args.only, args.skip)
+    try:
+        args.jobs = check_jobs(args.jobs, force=args.force_jobs)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return run_command(args)  # TARGET, or the targets of [tool.chunk-contract]
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    """``matrix``: run every target, print one invariant x chunker table."""
+
+    plugins = [_load(target) for target in args.targets]  # every target resolves, or exit 2
+    given = formats.requested(args, "matrix")
+    formats.validate(given, "matrix")
+    spec = database_spec(args)
+    if spec:
+        open_database(spec)  # a bad spec is a usage error, before anything runs
+    settings = RunSettings(
+        max_examples=args.max_examples,
+        seed=args.seed,
+        timeout=args.timeout,
+        memory_mb=args.memory_mb,
+        example_database=spec,
+    )
+    progress = formats.open_stream("progress", quiet=args.quiet, targets=len(plugins))
+    reports = formats.open_reports(
+        given, command="matrix", targets=len(plugins), plugins={p.target: p for p in plugins},
+        streams=[progress],
+    )
+    results = _matrix_runs(plugins, settings, reports)
+    reports.close()
+    print(render_matrix(results))
+    from contract.cli.run import exit_status  # lazy: tomllib only when needed
+
+    return exit_status(results)
+
+
+def _matrix_runs(plugins: list[Plugin], settings: Any, reports: Any) -> list[Any]:
+    """Each target in turn, its events to ``reports``; a failing one's text report to stderr."""
+    from contract.engine.runner import run  # lazy: Hypothesis
+
+    text = formats.open_stream("text", stream=sys.stderr)
+    results = []
+    for plugin in plugins:
+        result = run(plugin, settings, on_event=reports)
+        if not result.passed:
+            text(Finished(result))
+        results.append(result)
+        if result.interrupted:
+            break  # a signal stops the whole command
+    return results
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """``check``: every invariant on the user's own files, with one config."""
+    from contract.cli.check import REPRODUCERS, check_files  # lazy: Hypothesis
+
+    for path in args.files:
+        _readable_file(path)
+    given = formats.requested(args, "check")
+    formats.validate(given, "check")
+    reproducers.output_folder(REPRODUCERS, what="the reproducer folder")
+    plugin = _load(args.target)
+    reports = formats.open_reports(given, command="check", plugins={plugin.target: plugin})
+    code = check_files(
+        plugin,
+        args.files,
+        Config(args.max_size, args.overlap),
+        timeout=args.timeout,
+        memory_mb=args.memory_mb,
+        on_event=reports,
+    )
+    reports.close()
+    return code
+
+
+def _readable_file(path: str) -> None:
+    """A FILE of ``check`` exists and is a regular file, or a one-line usage error."""
+    try:
+        _readable(Path(path), path)
+    except (OSError, ValueError) as exc:
+        detail = getattr(exc, "strerror", "") or exc
+        raise UsageError(f"{path[:80]!r}: cannot read: {detail}") from None
+
+
+def _readable(file: Path, path: str) -> None:
+    if file.is_dir():
+        raise UsageError(f"{path}: is a directory; give the files in it")
+    if not file.exists():
+        raise UsageError(f"{path}: no such file")
+    if not file.is_file():
+        raise UsageError(f"{path}: not a regular file (a FIFO, device or socket)")
+    if not os.access(file, os.R_OK):
+        raise UsageError(f"{path}: cannot read: permission denied")
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """``replay``: run one saved counterexample again (exit 1 while it still fails)."""
+    from dataclasses import replace
+
+    from contract.cli.check import replay  # lazy: Hypothesis
+
+    if args.emit_pytest:
+        # lazy: each subcommand imports only what it runs
+        from contract.store.regression import emit_pytest
+
+        written = emit_pytest(reproducers.load(args.reproducer), Path(args.emit_pytest),
+                              source=args.reproducer)
+        print(f"wrote {written}: run it with pytest {written}")
+        return EXIT_PASSED
+
+    saved, lowered = reproducers.bounded(reproducers.load(args.reproducer))
+    saved = replace(saved, target=reproducers.resolved_target(saved))
+    if lowered and (args.timeout is None or args.memory_mb is None):
+        print(f"chunk-contract: note: {lowered}", file=sys.stderr)
+    return replay(saved, timeout=args.timeout, memory_mb=args.memory_mb)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    if args.adapters:
+        # lazy: each subcommand imports only what it runs
+        from contract.integrations.adapters import ADAPTERS, EXTRA
+        from contract.transport.targets import entry_points  # lazy: as above
+
+        registered = entry_points()
+        print(f"{'adapter':<28} {'library':<32} {'status':<24} target")
+        for adapter in ADAPTERS:
+            found = adapter.installed_version if adapter.installed else None
+            status = f"installed {found}" if found else "not installed"
+            target = adapter.name if adapter.name in registered else adapter.target
+            print(f"{adapter.name:<28} {adapter.distribution:<32} {status:<24} {target}")
+        others = sorted(set(registered) - {a.name for a in ADAPTERS})
+        for name in others:
+            built_in = registered[name].value.startswith("contract.integrations.adapters.")
+            library = "(built-in, out of process)" if built_in else "(third-party plugin)"
+            print(f"{name:<28} {library:<32} {'registered':<24} {registered[name].value}")
+        if not all(a.installed for a in ADAPTERS if not a.out_of_process):
+            print(f"\nInstall the missing libraries with: pip install '{EXTRA}'")
+        return EXIT_PASSED
+
+    rules = registry.registry()
+    width = max(map(len, rules))
+    print(f"chunk-contract {version()} · spec {SPEC_VERSION} (docs/spec.md)")
+    for rule_id, rule in rules.items():
+        tags = "/".join(sorted(rule.kinds)) + (", opt-in" if rule.opt_in else "")
+        print(f"{rule_id:<{width}}  [{tags}]  {rule.rule}")
+    return EXIT_PASSED
+
+
+_HANDLERS = {
+    "run": cmd_run,
+    "check": cmd_check,
+    "replay": cmd_replay,
+    "list": cmd_list,
+    "matrix": cmd_matrix,
+}
+
+if __name__ == "__main__":
+    sys.exit(main())

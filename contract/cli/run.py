@@ -1,0 +1,150 @@
+"""``chunk-contract run``: the given TARGET, or every target ``[tool.chunk-contract]`` declares.
+
+Settings come, lowest first, from the built-in defaults, the profile (``--profile``, else
+$CHUNK_CONTRACT_PROFILE, else ``profile`` in pyproject.toml), the table, the target's own
+entry, and the flags. Every target is resolved before anything runs, so a bad target is a usage
+error (exit 2) and never half a report. The reports come from the registry of formats
+(contract.reporting.formats): with several targets, ``--junit``, ``--sarif``, ``--markdown``
+and ``--html`` cover all of them in one file, and ``--json`` (one SPEC §7 report per target)
+writes ``NAME.<target>.json`` beside the given path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from contract.config import pyproject as config_file
+from contract.config import settings as run_settings
+from contract.config.pyproject import ConfigError, ProjectConfig, TargetEntry
+from contract.reporting import formats
+from contract.store import reproducers
+from contract.store.database import open_database
+from contract.transport.targets import Plugin
+
+
+def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The run settings the flags set explicitly (None: not given), as plain values."""
+    return {
+        "max_examples": args.max_examples,
+        "seed": args.seed,
+        "timeout": args.timeout,
+        "memory_mb": args.memory_mb,
+        "only": tuple(args.only),
+        "skip": tuple(args.skip),
+        "reproducers": Path(args.reproducers) if args.reproducers else None,
+        "example_database": getattr(args, "database", None),
+        "corpus": False if getattr(args, "no_corpus", False) else None,
+        "schedule": False if getattr(args, "no_schedule", False) else None,
+    }
+
+
+def plan(
+    args: argparse.Namespace, project: ProjectConfig | None = None
+) -> list[tuple[Plugin, Any, dict[str, str]]]:
+    """(plugin, RunSettings, skip reasons) for each target this command runs."""
+    return resolve(
+        target=args.target,
+        profile=args.profile,
+        flags=settings_overrides(args),
+        project=project if project is not None else config_file.find(),
+        environ=os.environ,
+    )
+
+
+def resolve(
+    *,
+    target: str | None,
+    profile: str | None,
+    flags: Mapping[str, Any],
+    project: ProjectConfig,
+    environ: Mapping[str, str],
+) -> list[tuple[Plugin, Any, dict[str, str]]]:
+    """The targets to run with their settings, from plain values (:mod:`contract.config.settings`:
+    flag > environment > ``[tool.chunk-contract]`` > profile > default)."""
+    entries, base = _entries(target, project)
+    jobs = []
+    for entry in entries:
+        settings = run_settings.resolve(
+            flags=flags, environ=environ, project=project, entry=entry, profile=profile
+        )
+        plugin = config_file.load_target(entry.target, base)
+        if settings.example_database:
+            open_database(settings.example_database)  # a bad spec is a usage error, up front
+        if settings.reproducers is not None:
+            reproducers.output_folder(settings.reproducers, what="the reproducer folder")
+        jobs.append((plugin, settings, project.skip_reasons(entry)))
+    return jobs
+
+
+def _entries(target: str | None, project: ProjectConfig) -> tuple[list[TargetEntry], Path]:
+    if target:  # a target on the command line is relative to where it was typed
+        return [project.entry(target)], Path.cwd()
+    if project.targets:
+        return list(project.targets), project.base
+    where = f" ({project.path} has none)" if project.path else ""
+    raise ConfigError(
+        f"no TARGET given and no targets declared in [tool.chunk-contract] of "
+        f"a pyproject.toml{where}"
+    )
+
+
+def _report_paths(args: argparse.Namespace) -> dict[str, str]:
+    """The requested report files (format -> path), every path checked before anything runs
+    (with several targets the JSON reports are written beside ``--json``)."""
+
+    given = formats.requested(args, "run")
+    formats.validate(given, "run")
+    return given
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the planned targets, print the text reports, write the requested files.
+
+    Every report comes from the registry (contract.reporting.formats): one handler per
+    requested format, fed every target's events, closed once all targets ran.
+    """
+
+    jobs = plan(args)
+    given = _report_paths(args)
+    streams = [
+        formats.open_stream("progress", quiet=args.quiet, targets=len(jobs)),
+        formats.open_stream("text", quiet=args.quiet),
+    ]
+    reports = formats.open_reports(
+        given, command="run", targets=len(jobs), plugins={p.target: p for p, _, _ in jobs},
+        streams=streams,
+    )
+    results = _run_jobs(args, jobs, reports)
+    reports.close()  # the merged files, over every target that ran
+    return exit_status(results)
+
+
+def _run_jobs(args: argparse.Namespace, jobs: list[Any], reports: Any) -> list[Any]:
+    """Run each job in turn, its events (with the declared skip reasons) to ``reports``."""
+    from contract.engine.runner import run  # lazy: Hypothesis
+
+    results = []
+    for plugin, settings, reasons in jobs:
+        emit = config_file.with_reasons(reasons, reports)
+        if getattr(args, "jobs", 1) > 1:
+            from contract.engine.parallel import run_parallel  # lazy: Hypothesis
+
+            results.append(run_parallel(plugin, settings, args.jobs, on_event=emit))
+        else:
+            results.append(run(plugin, settings, on_event=emit))
+        if results[-1].interrupted:
+            print(f"chunk-contract: {plugin.target}: {results[-1].interrupted_reason}",
+                  file=sys.stderr)
+            break  # the remaining targets are not run: the whole command was stopped
+    return results
+
+
+def exit_status(results: list[Any]) -> int:
+    """1 if any run found a violation, else 2 if any was interrupted, else 0."""
+    statuses = {r.exit_status for r in results}
+    return 1 if 1 in statuses else max(statuses, default=0)

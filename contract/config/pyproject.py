@@ -1,0 +1,345 @@
+"""``[tool.chunk-contract]`` in a project's pyproject.toml: what the project declared.
+
+    [tool.chunk-contract]
+    targets = ["src/my_pkg/chunker.py:split", "my_pkg.chunk:Splitter"]
+    profile = "dev"                 # dev | ci | nightly (see contract.config.profiles)
+    max-examples = 300              # budgets override the profile's
+    corpus = true                   # replay the seed corpus first (the default)
+    schedule = true                 # then play the covering schedule (the default)
+    timeout = 2.0
+    skip = { ordered = "our chunker emits nested chunks" }
+    reproducers = ".chunk-contract/reproducers"
+    database = "redis://localhost:6379/0"   # or a folder: counterexamples shared by all runs
+
+    # per-target settings: an entry may be a table instead of a string
+    [[tool.chunk-contract.target]]
+    target = "legacy.py:split"
+    skip = { cap_respected = "known issue #12" }
+
+Keys may be written ``max-examples`` or ``max_examples``. ``skip`` is a table of invariant id to
+reason (the reason appears in every report where the invariant is skipped), or a list of ids.
+``only`` is a list of ids. File targets, ``reproducers`` and a ``database`` folder are relative
+to the folder of the pyproject.toml, and that folder is put on ``sys.path`` for ``module:attr``
+targets. A key this version does not know, a value of the wrong type or an unknown invariant id
+is a usage error (exit 2) naming the key: a typo never silently weakens a gate.
+
+This module imports only the standard library at load time (the pytest plugin imports it).
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from contract import errors
+
+if TYPE_CHECKING:
+    from contract.config.profiles import Profile
+    from contract.engine.results import RunSettings
+    from contract.transport.targets import Plugin
+
+TABLE = "chunk-contract"
+DEFAULT_SKIP_REASON = "skipped in [tool.chunk-contract]"
+
+
+class ConfigError(errors.UsageError):
+    """A malformed ``[tool.chunk-contract]`` table: a usage error, one line."""
+
+
+#: Budget keys (snake case) -> (type check, description for messages).
+_BUDGETS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "max_examples": (int, "a positive integer"),
+    "seed": (int, "an integer"),
+    "timeout": ((int, float), "a positive number of seconds"),
+    "memory_mb": (int, "a positive integer"),
+    "explore_seconds": ((int, float), "a positive number of seconds"),
+    "shrink_seconds": ((int, float), "a positive number of seconds"),
+    "max_length": (int, "a positive integer"),
+}
+#: Switch keys (snake case) -> description for messages: true or false.
+_SWITCHES: dict[str, str] = {
+    "corpus": "true or false (replay the seed corpus first)",
+    "schedule": "true or false (play the covering schedule before generating)",
+}
+_TOP_KEYS = {
+    "targets", "target", "profile", "only", "skip", "reproducers", "database", *_BUDGETS,
+    *_SWITCHES,
+}
+_ENTRY_KEYS = {"target", "only", "skip", *_BUDGETS, *_SWITCHES}
+
+
+@dataclass(frozen=True)
+class TargetEntry:
+    """One declared target with its own selections and budgets (over the table's)."""
+
+    target: str
+    only: tuple[str, ...] | None = None
+    skip: Mapping[str, str] = field(default_factory=dict)
+    budgets: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """The parsed table. ``path`` is the pyproject.toml it came from (None: no table)."""
+
+    path: Path | None = None
+    targets: tuple[TargetEntry, ...] = ()
+    profile: str | None = None
+    only: tuple[str, ...] = ()
+    skip: Mapping[str, str] = field(default_factory=dict)
+    budgets: Mapping[str, Any] = field(default_factory=dict)
+    reproducers: Path | None = None
+    #: A shared example database (contract.store.database): a redis:// URL or a folder.
+    database: str | None = None
+
+    @property
+    def base(self) -> Path:
+        """The folder relative targets and paths are resolved from."""
+        return self.path.parent if self.path is not None else Path.cwd()
+
+    def entry(self, target: str) -> TargetEntry:
+        """The declared entry for ``target``, or a bare one (the table's settings apply)."""
+        for entry in self.targets:
+            if entry.target == target:
+                return entry
+        return TargetEntry(target)
+
+    def skip_reasons(self, entry: TargetEntry) -> dict[str, str]:
+        """Invariant id -> the declared reason it is skipped, for this entry (table, then entry)."""
+        return {**self.skip, **entry.skip}
+
+    def settings(
+        self,
+        entry: TargetEntry,
+        profile: Profile | None,
+        *,
+        overrides: Mapping[str, Any] | None = None,
+        profile_explicit: bool = False,
+    ) -> RunSettings:
+        """RunSettings for ``entry`` under ``profile``: see
+        :func:`contract.config.settings.layer`."""
+        from contract.config import settings  # lazy: this module imports only the standard library
+
+        return settings.layer(
+            self, entry, profile, overrides=overrides, profile_explicit=profile_explicit
+        )
+
+
+def find(start: Path | None = None) -> ProjectConfig:
+    """The ``[tool.chunk-contract]`` table of the nearest pyproject.toml at or above ``start``.
+
+    The search stops at the first pyproject.toml that has the table, or at a folder holding
+    ``.git``; with no table found the result is an empty ProjectConfig (path None).
+    """
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            config = load(candidate)
+            if config.path is not None:
+                return config
+        if (folder / ".git").exists():
+            break
+    return ProjectConfig()
+
+
+def load(path: Path) -> ProjectConfig:
+    """Parse the table of ``path``; a file without the table gives an empty ProjectConfig."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    table = data.get("tool", {}).get(TABLE)
+    if table is None:
+        return ProjectConfig()
+    return parse(table, path)
+
+
+def parse(table: Any, path: Path) -> ProjectConfig:
+    """Validate a ``[tool.chunk-contract]`` table (already read from ``path``)."""
+    where = f"{path}: [tool.{TABLE}]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    table = _snake(table, _TOP_KEYS, where)
+    profile = table.get("profile")
+    if profile is not None:
+        # lazy: this module loads with the standard library only
+        from contract.config.profiles import PROFILES
+
+        if not isinstance(profile, str) or profile not in PROFILES:
+            raise ConfigError(f"{where}: unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+    entries = [
+        _entry(item, f"{where} targets[{i}]")
+        for i, item in enumerate(_list(table.get("targets", []), "targets", where))
+    ]
+    entries += [
+        _entry(item, f"{where} target[{i}]")
+        for i, item in enumerate(_list(table.get("target", []), "target", where))
+    ]
+    reproducers = table.get("reproducers")
+    if reproducers is not None and not isinstance(reproducers, str):
+        raise ConfigError(f"{where}: reproducers must be a path (a string)")
+    config = ProjectConfig(
+        path=path,
+        targets=tuple(entries),
+        profile=profile,
+        only=_ids(table.get("only", []), "only", where),
+        skip=_skips(table.get("skip", {}), where),
+        budgets=_budgets(table, where),
+        reproducers=(path.parent / reproducers) if reproducers is not None else None,
+        database=_database(table.get("database"), path, where),
+    )
+    _check_ids(config, where)
+    return config
+
+
+def _database(value: Any, path: Path, where: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}: database must be a redis:// URL or a folder (a string)")
+    if "://" in value or value == ":memory:":
+        return value
+    return str(path.parent / value)
+
+
+def _snake(table: dict[str, Any], known: set[str], where: str) -> dict[str, Any]:
+    out = {}
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        if name not in known:
+            raise ConfigError(
+                f"{where}: unknown key {key!r}; known: "
+                f"{', '.join(sorted(k.replace('_', '-') for k in known))}"
+            )
+        out[name] = value
+    return out
+
+
+def _list(value: Any, key: str, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: {key} must be a list")
+    return value
+
+
+def _entry(item: Any, where: str) -> TargetEntry:
+    if isinstance(item, str):
+        return TargetEntry(_target(item, where))
+    if not isinstance(item, dict):
+        raise ConfigError(f"{where} must be a target string or a table with a 'target' key")
+    item = _snake(item, _ENTRY_KEYS, where)
+    if "target" not in item:
+        raise ConfigError(f"{where}: a target table needs a 'target' key")
+    return TargetEntry(
+        target=_target(item["target"], where),
+        only=_ids(item["only"], "only", where) if "only" in item else None,
+        skip=_skips(item.get("skip", {}), where),
+        budgets=_budgets(item, where),
+    )
+
+
+def _target(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: a target must be a non-empty string")
+    return value.strip()
+
+
+def _ids(value: Any, key: str, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: {key} must be a list of invariant ids")
+    return tuple(value)
+
+
+def _skips(value: Any, where: str) -> dict[str, str]:
+    if isinstance(value, dict):
+        for rule, reason in value.items():
+            if not isinstance(reason, str) or not reason.strip():
+                raise ConfigError(f"{where}: skip.{rule} must be a reason (a non-empty string)")
+        return {rule: reason.strip() for rule, reason in value.items()}
+    return dict.fromkeys(_ids(value, "skip", where), DEFAULT_SKIP_REASON)
+
+
+def _budgets(table: Mapping[str, Any], where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in _BUDGETS:
+        if key in table:
+            try:
+                out[key] = errors.check_setting(key, table[key])
+            except errors.InvalidArgument as exc:
+                raise ConfigError(f"{where}: {exc}") from None
+    for key, description in _SWITCHES.items():
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(f"{where}: {key} must be {description}, got {table[key]!r}")
+            out[key] = table[key]
+    return out
+
+
+def _check_ids(config: ProjectConfig, where: str) -> None:
+    # lazy: this module loads with the standard library only
+    from contract.spec.registry import registry
+
+    known = registry()
+    named = [*config.only, *config.skip]
+    for entry in config.targets:
+        named += [*(entry.only or ()), *entry.skip]
+    unknown = sorted({i for i in named if i not in known})
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown invariant id(s) {', '.join(unknown)}; known: {', '.join(known)}"
+        )
+
+
+# ----------------------------------------------------------------------------- targets
+
+
+def load_target(target: str, base: Path | None = None) -> Plugin:
+    """Resolve ``target`` as SPEC §1 says, with relative file targets taken from ``base``.
+
+    The plugin keeps the target string as written (test ids, reports and reproducers show
+    it), so ``chunk-contract replay`` works from ``base``.
+    """
+    # lazy: this module loads with the standard library only
+    from contract.transport.loading import load
+
+    # lazy: this module loads with the standard library only
+    from contract.transport.outofprocess import is_out_of_process, load_out_of_process
+
+    if is_out_of_process(target):  # an exec: command runs in the folder of pyproject.toml
+        return load_out_of_process(target, cwd=(base or Path.cwd()).resolve())
+    if base is None or base.resolve() == Path.cwd().resolve():
+        return load(target)
+    where, sep, attr = target.rpartition(":")
+    if sep and where.endswith(".py") and not Path(where).is_absolute():
+        return replace(load(f"{base / where}:{attr}"), target=target)
+    if sep and str(base) not in sys.path:
+        sys.path.insert(0, str(base))
+    return load(target)
+
+
+def with_reasons(reasons: Mapping[str, str], listener: Any) -> Any:
+    """A listener that puts the declared skip reasons into the result, then calls ``listener``."""
+    # lazy: this module loads with the standard library only
+    from contract.engine.events import Finished
+
+    def forward(event: Any) -> None:
+        if isinstance(event, Finished):
+            apply_reasons(event.result, reasons)
+        listener(event)
+
+    return forward
+
+
+def apply_reasons(result: Any, reasons: Mapping[str, str]) -> None:
+    """Replace the runner's "deselected" reason by the one the project declared."""
+    for item in result.results:
+        if item.status == "skipped" and item.id in reasons:
+            item.reason = reasons[item.id]

@@ -1,0 +1,181 @@
+"""The transport seam: how the host reaches a plugin, whatever process the plugin runs in.
+
+A :class:`Transport` carries typed requests (:mod:`contract.transport.messages`) to one plugin and
+brings back an :class:`~contract.containment.worker.Outcome` whose ``value``, when ``ok``, is the
+typed,
+checked reply. Every transport must provide:
+
+- ``start() -> Declared``: start the plugin's process (if any), load the plugin there and read
+  its declarations (the handshake). Raises :class:`~contract.transport.targets.TargetError`, with
+  one
+  line saying what happened, when loading hangs, exits, crashes, raises or declares nonsense. Load
+  time is never charged to a call.
+- ``call(request, *, timeout=None) -> Outcome``: one request, always answered by an Outcome:
+  ``ok`` (value: the reply, checked with ``request.reply_from_wire``), ``error`` (the reply
+  could not be accepted: ``ProtocolError``, ``ReplyTooLarge``, ``SetupError``...), ``timeout``,
+  ``memory`` or ``crash``. A transport restarts its process lazily after a failure, loading the
+  plugin again.
+- ``close()``: stop everything it started (idempotent), processes the plugin started included.
+- ``restarts``: how many times a process was started (0 before the first).
+
+Implementations here: :class:`ForkTransport` (a forked :class:`~contract.containment.worker.Worker`:
+time, memory and reply-size limits, its own process group) and :class:`InProcessTransport` (no
+isolation at all: for the fuzz harness, where libFuzzer watches the process).
+
+A third, the ``exec:`` child of SPEC §8, speaks the same messages as JSON lines over its
+stdin/stdout: the host writes ``to_wire()`` of each request as one line and reads one line per
+reply (the wire forms in :mod:`contract.transport.messages`), its first line being the handshake.
+It must read every line with a deadline and a size limit (as :mod:`contract.containment.framing`
+does for the fork worker), kill the child's process group on timeout and close, and parse each
+reply with ``request.reply_from_wire`` so the host sees only checked, typed replies.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Protocol
+
+from contract.containment.worker import DEFAULT_REPLY_LIMIT, Outcome, Worker
+from contract.transport.loading import checked_hello, describe_failure, hello_of, plugin_setup
+from contract.transport.messages import Declared, MalformedReply, Request
+from contract.transport.serving import serve
+from contract.transport.targets import Plugin, TargetError, load_here, load_timeout
+
+#: The default reply limit of a plugin's worker: REPLY_BASE bytes plus REPLY_SCALE times the
+#: request's size (a chunker returning 64 copies of its input still passes).
+REPLY_BASE = 16 * 2**20
+REPLY_SCALE = 64
+
+
+class Transport(Protocol):
+    """How the host reaches one plugin (see the module docstring for the contract)."""
+
+    @property
+    def restarts(self) -> int:
+        """How many times a process was started for the plugin."""
+        ...
+
+    def start(self) -> Declared:
+        """Load the plugin; its declarations. TargetError when loading fails."""
+        ...
+
+    def call(self, request: Request, *, timeout: float | None = None) -> Outcome:
+        """One request; an Outcome whose value, when ok, is the typed reply."""
+        ...
+
+    def close(self) -> None:
+        """Stop everything this transport started."""
+        ...
+
+
+class ForkTransport:
+    """A plugin in a forked worker that loads it itself (again after every restart)."""
+
+    def __init__(
+        self,
+        plugin: Plugin,
+        *,
+        timeout: float,
+        memory_mb: int | None,
+        reply_limit: int | None = None,
+    ) -> None:
+        """``reply_limit``: bytes a reply may take (default: REPLY_BASE + REPLY_SCALE x the
+        request's size)."""
+        self.plugin = plugin
+        self.worker = Worker(
+            setup=plugin_setup(plugin),
+            load_timeout=load_timeout(timeout),
+            timeout=timeout,
+            memory_mb=memory_mb,
+            reply_limit=REPLY_BASE if reply_limit is None else reply_limit,
+            reply_scale=REPLY_SCALE if reply_limit is None else 0,
+        )
+
+    @property
+    def restarts(self) -> int:
+        return self.worker.restarts
+
+    def start(self) -> Declared:
+        hello = self.worker.start()
+        if not hello.ok:
+            raise TargetError(describe_failure(self.plugin.target, hello, self.worker.load_timeout))
+        found = checked_hello(self.plugin.target, hello.value)
+        return Declared(found.name, found.declarations, found.location)
+
+    def call(self, request: Request, *, timeout: float | None = None) -> Outcome:
+        return checked(request, self.worker.call(request.to_wire(), timeout=timeout))
+
+    def close(self) -> None:
+        self.worker.close()
+
+    def __enter__(self) -> ForkTransport:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class InProcessTransport:
+    """The plugin called in this very process: no isolation, no limits (the fuzz harness).
+
+    Its replies are parsed and checked exactly as a worker's are.
+    """
+
+    def __init__(self, plugin: Plugin) -> None:
+        self.plugin = load_here(plugin)
+        self._task = serve(self.plugin)
+
+    @property
+    def restarts(self) -> int:
+        return 0
+
+    def start(self) -> Declared:
+        found = checked_hello(self.plugin.target, hello_of(self.plugin))
+        return Declared(found.name, found.declarations, found.location)
+
+    def call(self, request: Request, *, timeout: float | None = None) -> Outcome:
+        started = time.perf_counter()
+        try:
+            value = self._task(request.to_wire())
+        except MemoryError as exc:
+            message = f"MemoryError: {exc}".rstrip(": ")
+            return Outcome("memory", message=message, elapsed=time.perf_counter() - started)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            return Outcome("error", error_type=type(exc).__name__, message=_first_line(exc),
+                           elapsed=time.perf_counter() - started)
+        return checked(request, Outcome("ok", _plain(value), elapsed=time.perf_counter() - started))
+
+    def close(self) -> None:
+        pass
+
+
+def checked(request: Request, outcome: Outcome) -> Outcome:
+    """``outcome`` with its plain reply parsed into the request's typed reply; a reply that
+    is not a valid answer becomes an ``error`` Outcome (ProtocolError)."""
+    if not outcome.ok:
+        return outcome
+    try:
+        reply = request.reply_from_wire(outcome.value)
+    except MalformedReply as exc:
+        message = f"the worker sent {exc}, not a valid reply"
+        return Outcome("error", None, "ProtocolError", message, "", outcome.elapsed)
+    return Outcome("ok", reply, elapsed=outcome.elapsed)
+
+
+def _plain(value: Any) -> Any:
+    """Tuples as lists, as they arrive from a worker (the replies are otherwise plain)."""
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _first_line(exc: BaseException) -> str:
+    try:
+        return str(exc).split("\n", 1)[0]
+    except BaseException:
+        return f"<unprintable {type(exc).__name__}>"
+
+
+__all__ = ["DEFAULT_REPLY_LIMIT", "ForkTransport", "InProcessTransport", "Transport", "checked"]
