@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contract.cli import check as checking
-from contract.cli.main import main
 from contract.cli import run as project
+from contract.cli.main import main
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent

@@ -1,4 +1,5 @@
-"""The docs stay true about the code: ARCHITECTURE.md's Layout names every module, and the worked example
+"""The docs stay true about the code: ARCHITECTURE.md's Layout names every module, and the
+worked example
 of "A new invariant" runs as written."""
 
 from __future__ import annotations
