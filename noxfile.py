@@ -1,6 +1,7 @@
 """Developer and user jobs: ``nox -s contract`` (the main job), ``nox -s tests`` (the fast
-suite), ``nox -s slow`` (the heavy tests, every extra installed) and ``nox -s package`` (build,
-install the wheel elsewhere, run it). CI (.ci/run) runs tests, slow and package."""
+suite), ``nox -s slow`` (the heavy tests, every extra installed), ``nox -s docs`` (the site) and
+``nox -s package`` (build, install the wheel elsewhere, run it). CI (.ci/run) runs package,
+docs, tests and slow."""
 
 from __future__ import annotations
 
@@ -113,6 +114,15 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", "contract", "reference_chunkers", "tests", "fuzz", "bench",
                 "scripts")
     session.run("mypy")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The documentation site (mkdocs.yml) built into site/ with every warning an error (a broken
+    link or anchor fails), after checking the generated reference pages against the code."""
+    session.install("-e", ".[docs]")
+    session.run("python", "scripts/gen_reference.py", "--check")
+    session.run("mkdocs", "build", "--strict", "--clean")
 
 
 @nox.session

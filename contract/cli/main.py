@@ -157,7 +157,9 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
         help=f"budgets: {'; '.join(p.describe() for p in PROFILES.values())} "
         f"(default ${ENV_VAR}, else pyproject.toml)",
     )
-    _budget(run, default=None, help="examples to explore (default 200, or the profile's)")
+    _budget(run, default=None, help="generated examples to explore after the seed corpus "
+            "and the covering schedule, which every run plays first (default 200, or the "
+            "profile's); the report counts all three")
     _seed(run)
     _limits(run, defaults=False)  # None: the table's, else 2 s / 1024 MiB
     run.add_argument(
@@ -219,7 +221,8 @@ def _check_parser(check: argparse.ArgumentParser) -> None:
 
 def _matrix_parser(matrix: argparse.ArgumentParser) -> None:
     matrix.add_argument("targets", nargs="+", metavar="TARGET", help=_TARGET_HELP)
-    _budget(matrix, default=200, help="examples to explore per target (default 200)")
+    _budget(matrix, default=200, help="generated examples to explore per target, after "
+            "the seed corpus and the covering schedule (default 200)")
     _seed(matrix)
     _limits(matrix)
     _reports(matrix, "matrix")
@@ -447,7 +450,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     if args.adapters:
         # lazy: each subcommand imports only what it runs
-        from contract.integrations.adapters import ADAPTERS, EXTRA
+        from contract.integrations.adapters import ADAPTERS
         from contract.transport.targets import entry_points  # lazy: as above
 
         registered = entry_points()
@@ -462,16 +465,21 @@ def cmd_list(args: argparse.Namespace) -> int:
             built_in = registered[name].value.startswith("contract.integrations.adapters.")
             library = "(built-in, out of process)" if built_in else "(third-party plugin)"
             print(f"{name:<28} {library:<32} {'registered':<24} {registered[name].value}")
-        if not all(a.installed for a in ADAPTERS if not a.out_of_process):
-            print(f"\nInstall the missing libraries with: pip install '{EXTRA}'")
+        missing = sorted({f"{a.distribution}=={a.version}" for a in ADAPTERS
+                          if not a.installed and not a.out_of_process})
+        if missing:
+            print(f"\nInstall the missing libraries at the versions checked: pip install "
+                  f"{' '.join(missing)} (or, from a clone of chunk-contract, pip install -e "
+                  f"'.[peers]')")
         return EXIT_PASSED
 
     rules = registry.registry()
-    width = max(map(len, rules))
+    tags = {i: "/".join(sorted(r.kinds)) + (", opt-in" if r.opt_in else "")
+            for i, r in rules.items()}
+    width, tag_width = max(map(len, rules)), max(map(len, tags.values()))
     print(f"chunk-contract {version()} · spec {SPEC_VERSION} (docs/spec.md)")
     for rule_id, rule in rules.items():
-        tags = "/".join(sorted(rule.kinds)) + (", opt-in" if rule.opt_in else "")
-        print(f"{rule_id:<{width}}  [{tags}]  {rule.rule}")
+        print(f"{rule_id:<{width}}  {tags[rule_id]:<{tag_width}}  {rule.rule}")
     return EXIT_PASSED
 
 

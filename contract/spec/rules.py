@@ -77,7 +77,7 @@ def invariant(
         _REGISTRY[id] = Invariant(
             id=id,
             check=check,
-            rule=doc.splitlines()[0],
+            rule=doc.splitlines()[0].replace("``", ""),  # plain text: reports print it
             kinds=frozenset(kinds),
             opt_in=opt_in,
             needs=frozenset(needs),

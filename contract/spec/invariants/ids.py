@@ -33,8 +33,10 @@ def unique_ids(case: Case) -> Iterator[Violation]:
 
 @invariant("tiles_parent", kinds=("text", "workbook"), fields=("parent",))
 def tiles_parent(case: Case) -> Iterator[Violation]:
-    """A parent's children lie inside it and cover all its non-blank content; text children
-    share at most ``overlap`` with the next one in document order, workbook children nothing."""
+    """A parent's children lie inside it, cover its non-blank content, and overlap as allowed.
+
+    Text children share at most ``overlap`` with the next one in document order; workbook
+    children share nothing."""
     by_id = {c.id: c for c in case.chunks if c.id is not None}
     families: dict[str, list[Chunk]] = {}
     for chunk in case.chunks:
