@@ -101,12 +101,13 @@ def _violation(result: RunResult, item: InvariantResult) -> str:
     found = item.counterexample
     assert found is not None
     if item.id in _NO_PICTURE or found.chunks is None:
-        picture = "<p>(no chunks to draw: the call gave none, or the rule is a measurement)</p>"
+        picture = ("<p>(no chunks to draw: the call gave none, or the rule is a measurement)</p>"
+                   + _document_text(found.document))
     elif isinstance(found.document, str):
         picture = _text_picture(found)
     else:
         picture = _sheet_picture(found)
-    messages = "".join(f"<li>{_e(m)}</li>" for m in found.messages[:10])
+    messages = "".join(map(_message, found.messages[:10]))
     replay = (f"<p>Reproduce with: <code>chunk-contract replay {_e(found.reproducer)}</code></p>"
               if found.reproducer else "")
     return (f"<details class=\"violation\" id=\"{item.id}\" open><summary>✗ {item.id}: "
@@ -114,6 +115,24 @@ def _violation(result: RunResult, item: InvariantResult) -> str:
             f"{_diagnosis(found)}<p>config: <code>{_e(found.config.describe())}</code> · "
             f"document: {_size(found.document)} · "
             f"{'shrunk' if found.shrunk else 'not shrunk'}</p>{picture}{replay}</details>")
+
+
+def _message(text: str) -> str:
+    """One message: a traceback or any other multi-line text keeps its lines and carets."""
+    return f"<li><pre>{_e(text)}</pre></li>" if "\n" in text else f"<li>{_e(text)}</li>"
+
+
+#: How much of a document without a picture is shown.
+_SHOWN = 2000
+
+
+def _document_text(document: object) -> str:
+    """The failing document as text, cut at _SHOWN characters, when no picture shows it."""
+    if not isinstance(document, str):
+        return ""
+    more = len(document) - _SHOWN
+    tail = f" … ({more:,} more characters)" if more > 0 else ""
+    return f"<pre class=\"document\">document = {_e(ascii(document[:_SHOWN]))}{_e(tail)}</pre>"
 
 
 def _diagnosis(found: Counterexample) -> str:

@@ -146,11 +146,16 @@ def _rates(summary: Summary) -> str:
     return text + f", coverage {summary.coverage} edges, corpus {summary.corpus} inputs"
 
 
+#: What an artifact's kind adds to a finding's line: libFuzzer names every failing input a
+#: "crash", so only the kinds that say more than "this input broke a rule" are shown.
+_KINDS = {"timeout": " (a hang)", "oom": " (out of memory)", "leak": " (a leak)"}
+
+
 def finding_lines(findings: Sequence[Finding]) -> list[str]:
     """Each finding: id, kind, first message line, document, config, reproducer, artifact."""
     lines = []
     for f in findings:
-        lines.append(f"  - {f.invariant or 'unconfirmed'} ({f.kind} artifact)")
+        lines.append(f"  - {f.invariant or 'unconfirmed'}{_KINDS.get(f.kind, '')}")
         lines.append(f"      {(f.message.splitlines() or [''])[0]}")
         lines.append(f"      document = {f.document}")
         lines.append(f"      config   = {f.config}")
