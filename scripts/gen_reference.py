@@ -2,8 +2,8 @@
 cannot drift: every command and flag (from the parsers), every ``[tool.chunk-contract]`` key,
 every invariant (from the registry's docstrings) and every adapter (from its record).
 
-    python scripts/gen_reference.py            # write docs/reference/{cli,configuration,invariants,adapters}.md
-    python scripts/gen_reference.py --check    # exit 1 if a page is out of date (tests and nox -s docs)
+    python scripts/gen_reference.py           # write docs/reference/{cli,configuration,...}.md
+    python scripts/gen_reference.py --check   # exit 1 if a page is out of date (nox -s docs)
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ def _cell(text: object) -> str:
 
 
 def _flags(action: argparse.Action) -> str:
-    names = ", ".join(f"`{s}`" for s in action.option_strings) or f"`{action.metavar or action.dest}`"
+    names = ", ".join(f"`{s}`" for s in action.option_strings)
+    names = names or f"`{action.metavar or action.dest}`"
     takes = action.nargs != 0 and action.option_strings
     return names + (f" `{action.metavar or action.dest.upper()}`" if takes else "")
 

@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import regex
+
 from contract.diagnosis.base import Probe, pattern
 from contract.generation.families import FAMILIES
 from contract.spec.invariants.markdown import _fenced_ranges
@@ -56,6 +58,38 @@ def overlap_on_top(probe: Probe) -> str | None:
         return None
     return (f"chunk[{hit.index}] is exactly max_size + overlap = {cfg.max_size} + {cfg.overlap}"
             f" {_unit(probe)} long, and with overlap 0 every chunk fits the cap")
+
+
+@pattern(
+    "grapheme_cluster_kept_whole",
+    invariants=("cap_respected",),
+    cause="the chunker keeps every extended grapheme cluster whole (an emoji with a modifier or "
+    "ZWJ sequence, a flag, a letter with combining marks), and one cluster alone is longer than "
+    "max_size",
+    fix="if keeping clusters whole is by design, declare promises = ['grapheme_integrity']: a "
+    "cluster is then indivisible and may exceed the cap; otherwise cut between its code points "
+    "when a cluster does not fit",
+)
+def grapheme_cluster_kept_whole(probe: Probe) -> str | None:
+    cap, doc = probe.config.max_size, probe.document
+    hit = next((c for c in probe.suspects if _one_cluster(c.text.strip())
+                and (_size(probe, c.text.strip()) or 0) > cap), None)
+    if hit is None or not isinstance(doc, str) or probe.fails(_CLUSTER.sub(_base, doc)):
+        return None
+    return (f"chunk[{hit.index}] is one grapheme cluster of {_size(probe, hit.text.strip())} "
+            f"{_unit(probe)}; with each cluster cut down to its first code point every chunk "
+            "fits the cap")
+
+
+_CLUSTER = regex.compile(r"\X")
+
+
+def _one_cluster(text: str) -> bool:
+    return len(text) > 1 and len(_CLUSTER.findall(text)) == 1
+
+
+def _base(match: regex.Match[str]) -> str:
+    return match.group(0)[0]
 
 
 @pattern(

@@ -355,3 +355,37 @@ def test_a_linear_chunker_gets_no_growth_diagnosis() -> None:
     with Session(load(target), timeout=2.0, memory_mb=1024, selected=list(registry())) as s:
         probe = Probe("scales_linearly", document, scaling.CONFIG, None, [], s, timeout=2.0)
         assert diagnose(probe) is None
+
+
+# --------------------------------------------------------------------- grapheme clusters
+
+
+def test_a_cluster_over_the_cap_is_named_when_cutting_clusters_down_fixes_it() -> None:
+    records = [{"text": "a"}, {"text": "\U0001f44d\U0001f3fd"}]
+    probe = _probe("cap_respected", "a\U0001f44d\U0001f3fd", Config(1, 0), records,
+                   lambda d, c: (set() if d == "a\U0001f44d" else {"cap_respected"}, records))
+    found = diagnose(probe)
+    assert found is not None and found.pattern == "grapheme_cluster_kept_whole"
+    assert "grapheme_integrity" in found.fix
+
+
+def test_a_cluster_is_not_named_when_the_cap_still_breaks_without_it() -> None:
+    records = [{"text": "\U0001f44d\U0001f3fd"}]
+    probe = _probe("cap_respected", "\U0001f44d\U0001f3fd", Config(1, 0), records,
+                   lambda d, c: ({"cap_respected"}, records))
+    assert diagnose(probe) is None
+
+
+def test_two_clusters_in_one_chunk_are_no_cluster_kept_whole() -> None:
+    records = [{"text": "\U0001f44d\U0001f44d"}]
+    probe = _probe("cap_respected", "\U0001f44d\U0001f44d", Config(1, 0), records,
+                   lambda d, c: (set(), records))
+    found = diagnose(probe)
+    assert found is None or found.pattern != "grapheme_cluster_kept_whole"
+
+
+def test_a_chunker_keeping_clusters_whole_is_told_to_declare_it() -> None:
+    target = f"{Path(__file__).parent / 'grapheme_whole.py'}:split"
+    found = _diagnoses(target, [("ab\U0001f44d\U0001f3fd", Config(1, 0))], timeout=10.0)
+    assert found["cap_respected"] is not None
+    assert found["cap_respected"].pattern == "grapheme_cluster_kept_whole"

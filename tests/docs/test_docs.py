@@ -153,11 +153,12 @@ def test_the_quick_start_runs_in_a_fresh_clone_without_ensurepip(tmp_path: Path)
         shutil.copy(ROOT / path, clone / path)  # the working tree's, committed or not
     shim = tmp_path / "bin"
     shim.mkdir()
-    (shim / "python3").write_text(
-        f"#!/bin/sh\nexec {sys.executable} -c \"import runpy, sys; sys.modules['ensurepip'] = "
-        "None; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')\" \"$@\"\n")
+    no_ensurepip = ("import runpy, sys; sys.modules['ensurepip'] = None; sys.argv = sys.argv[1:]; "
+                    "runpy.run_path(sys.argv[0], run_name='__main__')")
+    (shim / "python3").write_text(f'#!/bin/sh\nexec {sys.executable} -c "{no_ensurepip}" "$@"\n')
     (shim / "python3").chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "NOX"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTHON", "VIRTUAL_ENV", "NOX"))}
     env["PATH"] = f"{shim}{os.pathsep}/usr/bin:/bin"
     done = subprocess.run(["sh", "-c", _quick_start()[0]], cwd=clone, env=env,
                           capture_output=True, text=True, timeout=1500)
