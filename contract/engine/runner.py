@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,8 +43,9 @@ from contract.engine.results import (
 )
 from contract.engine.session import Observation, PluginFailure, Session
 from contract.generation import strategies
-from contract.generation.corpus import corpus_for
+from contract.generation.corpus import corpus_for, range_probes
 from contract.generation.stability import stable_generation
+from contract.generation.strategies.configs import fit
 from contract.generation.strategies.kinds import documents_for
 from contract.generation.strategies.schedule import Coverage, Schedule, schedule_for
 from contract.spec.model import Chunk, Config, Violation
@@ -99,7 +100,8 @@ def _run(
         known = [(document, cfg) for document, cfg, _ in saved_files]
         known += [(saved.document, saved.config) for saved in from_shared]
         if config.corpus:
-            known += corpus_for(plugin.kind)
+            known += map(_in_range(plugin), corpus_for(plugin.kind))
+        known += _range_probes(plugin)
         try:
             plan = schedule_for(plugin.kind) if config.schedule else None
             _explore(session, strategy, config, the_seed, emit, known, explored, plan)
@@ -198,7 +200,13 @@ def _seed_for(plugin: Plugin, config: RunSettings) -> int:
 
 
 def cases_for(plugin: Plugin, config: RunSettings) -> st.SearchStrategy[tuple[Any, Config]]:
-    """The generated (document, config) pairs for this plugin's kind."""
+    """The generated (document, config) pairs for this plugin's kind, inside its declared
+    config ranges."""
+    found = _cases_for(plugin, config)
+    return found.map(_in_range(plugin)) if plugin.declarations.ranged else found
+
+
+def _cases_for(plugin: Plugin, config: RunSettings) -> st.SearchStrategy[tuple[Any, Config]]:
     if plugin.kind == "workbook":
         # lazy: only for workbook plugins
         from contract.generation.strategies.workbooks import workbook_cases
@@ -210,6 +218,23 @@ def cases_for(plugin: Plugin, config: RunSettings) -> st.SearchStrategy[tuple[An
     return strategies.cases(
         kind=plugin.kind, max_length=config.max_length, degenerate=True, documents=documents
     )
+
+
+def _in_range(plugin: Plugin) -> Callable[[tuple[Any, Config]], tuple[Any, Config]]:
+    """Moves a case's valid config into the plugin's declared ranges (SPEC §3 extension)."""
+    decl = plugin.declarations
+
+    def move(case: tuple[Any, Config]) -> tuple[Any, Config]:
+        inside = fit(case[1], max_size_range=decl.max_size_range, overlap_range=decl.overlap_range)
+        return case[0], inside
+
+    return move
+
+
+def _range_probes(plugin: Plugin) -> list[tuple[Any, Config]]:
+    decl = plugin.declarations
+    return range_probes(plugin.kind, max_size_range=decl.max_size_range,
+                        overlap_range=decl.overlap_range)
 
 
 def _hypothesis_settings(config: RunSettings, phases: tuple[Phase, ...]) -> settings:
@@ -327,7 +352,7 @@ def _play(
 ) -> Coverage:
     """Play the covering schedule in order, until its end or its own deadline (later than the
     generated examples' on a busy machine: see RunSettings.schedule_seconds)."""
-    cases = list(plan.items())
+    cases = list(map(_in_range(session.plugin), plan.items()))
     emit(RunPhase("covering schedule", found.asked + len(cases) + generated,
                deadline - time.monotonic()))
     played = 0
@@ -346,12 +371,13 @@ def _play(
 def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> None:
     """Time doubling pathological documents (see contract.engine.scaling)."""
     emit(Measuring("scales_linearly"))
-    found = scaling.probe(session.transport, timeout=session.timeout)
+    config = _in_range(session.plugin)(("", scaling.CONFIG))[1]
+    found = scaling.probe(session.transport, timeout=session.timeout, config=config)
     explored.exercised.add("scales_linearly")
     if found:
         family = found[0].message.split(":")[0]
         document = scaling.FAMILIES[family](scaling.SIZES[0])
-        explored.first["scales_linearly"] = Observation(document, scaling.CONFIG, found)
+        explored.first["scales_linearly"] = Observation(document, config, found)
         explored.unshrunk.add("scales_linearly")
 
 

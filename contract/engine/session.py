@@ -17,6 +17,7 @@ from contract.spec.model import (
     Case,
     Chunk,
     Config,
+    Declarations,
     Document,
     Violation,
 )
@@ -119,6 +120,8 @@ class Session:
         if getattr(self.transport, "needs_valid_unicode", False):
             document = valid_unicode(document)  # what goes out of process (SPEC §8)
         seen = Observation(document, config)
+        if config.is_valid and not self.plugin.declarations.supports(config):
+            return self._out_of_range(seen, only=only, timeout=timeout)
         if only == "config_validation" and config.is_valid:
             return seen  # only degenerate configs can break that rule
         rules = [r for r in self.rules if only in (None, "config_validation") or r.id == only]
@@ -141,6 +144,31 @@ class Session:
             seen.violations = [_as_config_violation(v, config) for v in seen.violations]
         return seen
 
+    def _out_of_range(self, seen: Observation, *, only: str | None,
+                      timeout: float | None) -> Observation:
+        """A config outside the declared ranges: the plugin must refuse it (config_validation)."""
+        if only not in (None, "config_validation") or not any(
+            r.id == "config_validation" for r in self.rules
+        ):
+            return seen
+        seen.exercised.add("config_validation")
+        try:
+            chunks = self.call(seen.document, seen.config, timeout=timeout)
+        except _Rejected:
+            return seen
+        except PluginFailure as failure:
+            seen.violations = [_as_range_violation(seen.config, self.plugin.declarations,
+                                                   failure.violation.message)]
+            return seen
+        seen.records = [c.as_record() for c in chunks]
+        accepted = f"it returned {len(chunks)} chunk(s)"
+        seen.violations = [_as_range_violation(seen.config, self.plugin.declarations, accepted)]
+        return seen
+
+    def supported(self, config: Config) -> bool:
+        """Whether the plugin must chunk ``config``: valid (SPEC §2) and inside its ranges."""
+        return config.is_valid and self.plugin.declarations.supports(config)
+
     def call(self, document: Any, config: Config, *, timeout: float | None = None) -> list[Chunk]:
         """The plugin's chunks, or PluginFailure (_Rejected: a degenerate config refused)."""
         request = Split(document, config.max_size, config.overlap)
@@ -154,7 +182,7 @@ class Session:
             return reply.chunks
         if isinstance(reply, WrongType):
             raise PluginFailure(Violation("no_crash", f"the plugin {reply.message}"))
-        if reply.rejects and not config.is_valid:
+        if reply.rejects and not self.supported(config):
             raise _Rejected()
         head = f"raised {reply.error_type}: {reply.message}".rstrip(": ")
         raise PluginFailure(Violation("no_crash", head + f"\n{reply.trace}".rstrip()))
@@ -289,3 +317,19 @@ def _as_config_violation(violation: Violation, config: Config) -> Violation:
         f"nor handled cleanly: [{violation.invariant}] {first}",
         violation.chunks,
     )
+
+
+def _as_range_violation(config: Config, declared: Declarations, what: str) -> Violation:
+    """An out-of-range config that was not refused with ValueError/TypeError."""
+    first = what.splitlines()[0] if what else what
+    return Violation(
+        "config_validation",
+        f"config {config.describe()} lies outside the declared max_size_range "
+        f"{_bounds(declared.max_size_range)} / overlap_range {_bounds(declared.overlap_range)}, "
+        f"so it must be refused with ValueError or TypeError, but {first}: raise ValueError "
+        f"for configs the plugin does not support, or widen the declared range",
+    )
+
+
+def _bounds(bounds: tuple[int, int | None]) -> str:
+    return f"({bounds[0]}, {bounds[1]})"

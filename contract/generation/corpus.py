@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from contract.generation.strategies.configs import Bounds, out_of_range
 from contract.spec.model import Config
 
-__all__ = ["CORPUS", "WORKBOOK_CORPUS", "corpus_for"]
+__all__ = ["CORPUS", "WORKBOOK_CORPUS", "corpus_for", "range_probes"]
 
 _WORDS = "ab cd\nef gh ij"
 
@@ -159,3 +160,13 @@ def corpus_for(kind: str) -> list[tuple[Any, Config]]:
     """The ``(document, config)`` probes for a plugin of ``kind`` (text or workbook)."""
     table: tuple[tuple[str, Any, Config], ...] = WORKBOOK_CORPUS if kind == "workbook" else CORPUS
     return [(document, config) for _, document, config in table]
+
+
+def range_probes(
+    kind: str, *, max_size_range: Bounds, overlap_range: Bounds
+) -> list[tuple[Any, Config]]:
+    """Configs just outside a plugin's declared ranges, on a document that fills a few chunks:
+    the plugin must refuse each (``config_validation``)."""
+    document: Any = _TWIN_BASE if kind != "workbook" else WORKBOOK_CORPUS[3][1]
+    found = out_of_range(max_size_range=max_size_range, overlap_range=overlap_range)
+    return [(document, config) for config in found]

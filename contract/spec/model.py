@@ -86,6 +86,10 @@ class Declarations:
     documents: str = "text"
     #: ``"exact"`` (count_tokens is additive, the default) or ``"approximate"``.
     token_counting: str = "exact"
+    #: The ``max_size`` values the plugin supports, inclusive (None: unbounded above).
+    max_size_range: tuple[int, int | None] = (1, None)
+    #: The ``overlap`` values the plugin supports, inclusive (None: unbounded above).
+    overlap_range: tuple[int, int | None] = (0, None)
 
     def __post_init__(self) -> None:
         for name, value, allowed in (
@@ -99,6 +103,57 @@ class Declarations:
         if self.unit == "tokens" and not self.has_count_tokens:
             raise ValueError('unit = "tokens" needs a count_tokens(str) -> int callable')
         _check_documents(self.kind, self.documents)
+        object.__setattr__(self, "max_size_range", checked_range(
+            "max_size_range", self.max_size_range, floor=1))
+        object.__setattr__(self, "overlap_range", checked_range(
+            "overlap_range", self.overlap_range, floor=0))
+        _check_ranges_meet(self.max_size_range, self.overlap_range)
+
+    def supports(self, config: Config) -> bool:
+        """Whether ``config`` lies inside the declared ``max_size_range`` and ``overlap_range``."""
+        return _inside(config.max_size, self.max_size_range) and _inside(
+            config.overlap, self.overlap_range
+        )
+
+    @property
+    def ranged(self) -> bool:
+        """Whether the plugin declared a range narrower than SPEC §2's valid configs."""
+        return self.max_size_range != (1, None) or self.overlap_range != (0, None)
+
+
+def _inside(value: int, bounds: tuple[int, int | None]) -> bool:
+    low, high = bounds
+    return low <= value and (high is None or value <= high)
+
+
+def checked_range(name: str, value: object, *, floor: int) -> tuple[int, int | None]:
+    """A declared ``(low, high)`` range (a list is accepted: JSON has no tuples), else ValueError
+    saying what a valid declaration looks like."""
+    fix = f"declare {name} = (LOW, HIGH) with integers {floor} <= LOW <= HIGH, or HIGH = None"
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ValueError(f"{name} = {value!r} is not a pair; {fix}")
+    low, high = value
+    if not _is_int(low) or not (high is None or _is_int(high)):
+        raise ValueError(f"{name} = {value!r} holds a non-integer bound; {fix}")
+    if low < floor:
+        raise ValueError(f"{name} = {value!r} starts below {floor}; {fix}")
+    if high is not None and high < low:
+        raise ValueError(f"{name} = {value!r} has its low bound above its high bound; {fix}")
+    return (low, high)
+
+
+def _is_int(value: object) -> bool:
+    return type(value) is int
+
+
+def _check_ranges_meet(sizes: tuple[int, int | None], overlaps: tuple[int, int | None]) -> None:
+    """Some valid config (``overlap < max_size``) must lie inside both declared ranges."""
+    if sizes[1] is not None and overlaps[0] >= sizes[1]:
+        raise ValueError(
+            f"overlap_range = {overlaps!r} and max_size_range = {sizes!r} leave no valid "
+            f"config (overlap must be below max_size): lower the overlap range's low bound "
+            f"or raise the max_size range's high bound"
+        )
 
 
 def _check_documents(kind: str, documents: object) -> None:

@@ -97,6 +97,8 @@ def hello_of(plugin: Plugin) -> dict[str, Any]:
         "has_count_tokens": bool(decl.has_count_tokens),
         "documents": decl.documents,
         "token_counting": decl.token_counting,
+        "max_size_range": list(decl.max_size_range),
+        "overlap_range": list(decl.overlap_range),
         "location": _location(plugin.split),
     }
 
@@ -145,11 +147,13 @@ def checked_hello(label: str, value: Any) -> Hello:
     return Hello(name if type(name) is str else label, declarations, _checked_location(value))
 
 
-def _optional_declarations(label: str, value: dict[str, Any]) -> dict[str, str]:
-    """The hello's ``documents`` and ``token_counting`` (strings, when sent)."""
-    extra: dict[str, str] = {k: value[k] for k in ("documents", "token_counting") if k in value}
+def _optional_declarations(label: str, value: dict[str, Any]) -> dict[str, Any]:
+    """The hello's ``documents`` and ``token_counting`` (strings, when sent) and its ranges
+    (checked by Declarations)."""
+    extra: dict[str, Any] = {k: value[k] for k in ("documents", "token_counting") if k in value}
     if not all(type(x) is str for x in extra.values()):
         raise TargetError(f"{label}: the worker sent malformed declarations {_brief(value)}")
+    extra.update({k: value[k] for k in ("max_size_range", "overlap_range") if k in value})
     return extra
 
 

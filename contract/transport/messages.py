@@ -18,6 +18,7 @@ request                                    reply
 load / handshake (the worker's first word)  ``{"name", "kind", "unit", "newlines",
                                            "promises": [...], "has_count_tokens",
                                            "documents", "token_counting",
+                                           "max_size_range", "overlap_range",
                                            "location": [file, line] | null}``
 =========================================  ==================================================
 

@@ -198,8 +198,8 @@ def _counter(obj: Any) -> Callable[[str], int] | None:
 
 
 def declarations(obj: Any, name: str) -> Declarations:
-    """Read and validate ``kind``, ``unit``, ``newlines``, ``promises``, ``documents`` and
-    ``token_counting`` from ``obj``."""
+    """Read and validate ``kind``, ``unit``, ``newlines``, ``promises``, ``documents``,
+    ``token_counting``, ``max_size_range`` and ``overlap_range`` from ``obj``."""
     promises = getattr(obj, "promises", ()) or ()
     if isinstance(promises, str) or not isinstance(promises, Iterable):
         raise TargetError(
@@ -214,6 +214,8 @@ def declarations(obj: Any, name: str) -> Declarations:
             has_count_tokens=_counter(obj) is not None,
             documents=getattr(obj, "documents", "text"),
             token_counting=getattr(obj, "token_counting", "exact"),
+            max_size_range=getattr(obj, "max_size_range", (1, None)),
+            overlap_range=getattr(obj, "overlap_range", (0, None)),
         )
     except ValueError as exc:
         raise TargetError(f"{name}: {exc}") from None

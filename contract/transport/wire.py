@@ -22,6 +22,7 @@ from contract.spec.model import (
     UNITS,
     ChunkTypeError,
     Declarations,
+    checked_range,
     normalise_chunks,
 )
 from contract.spec.registry import registry
@@ -53,6 +54,8 @@ class Handshake:
     offsets: str = "codepoints"
     documents: str = "text"
     token_counting: str = "exact"
+    max_size_range: tuple[int, int | None] = (1, None)
+    overlap_range: tuple[int, int | None] = (0, None)
 
     def declarations(self) -> Declarations:
         """The declarations the invariants see (token counts answered by the child)."""
@@ -64,6 +67,8 @@ class Handshake:
             has_count_tokens=self.unit == "tokens",
             documents=self.documents,
             token_counting=self.token_counting,
+            max_size_range=self.max_size_range,
+            overlap_range=self.overlap_range,
         )
 
 
@@ -86,12 +91,22 @@ def parse_handshake(line: bytes) -> Handshake:
             ("token_counting", TOKEN_COUNTING, "exact"),
         )
     }
-    found = Handshake(promises=_promises(message.get("promises", [])), **fields)
     try:
+        found = Handshake(promises=_promises(message.get("promises", [])), **fields,
+                          **_ranges(message))
         found.declarations()  # e.g. documents on a workbook plugin
     except ValueError as exc:
         raise HandshakeError(str(exc)) from None
     return found
+
+
+def _ranges(message: Mapping[str, Any]) -> dict[str, tuple[int, int | None]]:
+    """The handshake's ``max_size_range`` and ``overlap_range`` (JSON lists), checked."""
+    return {
+        name: checked_range(name, message[name], floor=floor)
+        for name, floor in (("max_size_range", 1), ("overlap_range", 0))
+        if name in message
+    }
 
 
 def _check_version(version: Any, present: bool) -> None:

@@ -17,7 +17,12 @@ from contract.spec.model import Config
 
 from ._common import check_bool, check_int
 
-__all__ = ["configs", "degenerate_configs", "max_sizes", "overlaps", "valid_configs"]
+__all__ = [
+    "configs", "degenerate_configs", "fit", "max_sizes", "out_of_range", "overlaps",
+    "valid_configs",
+]
+
+Bounds = tuple[int, int | None]
 
 #: One draw in ``DEGENERATE_ONE_IN`` is degenerate when degenerate configs are allowed.
 DEGENERATE_ONE_IN = 6
@@ -96,3 +101,48 @@ def configs(*, degenerate: bool = True, max_cap: int = 4096) -> st.SearchStrateg
     check_int("configs", "max_cap", max_cap, min_value=1)
     valid = valid_configs(max_cap)
     return maybe_degenerate(valid, max_cap) if degenerate else valid
+
+
+def fit(
+    config: Config,
+    *,
+    max_size_range: Bounds = (1, None),
+    overlap_range: Bounds = (0, None),
+) -> Config:
+    """A valid ``config`` moved into the declared ranges (the nearest values inside them).
+
+    Degenerate configs are returned as they are: they test the refusal SPEC §2 asks for. A map,
+    so Hypothesis still shrinks through it (towards the smallest supported config).
+    """
+    if not config.is_valid:
+        return config
+    size = _clamp(config.max_size, max_size_range)
+    size = max(size, overlap_range[0] + 1)  # the ranges meet (Declarations checks it)
+    high = size - 1 if overlap_range[1] is None else min(size - 1, overlap_range[1])
+    overlap = min(max(config.overlap, overlap_range[0]), high)
+    return Config(max_size=size, overlap=overlap)
+
+
+def _clamp(value: int, bounds: Bounds) -> int:
+    low, high = bounds
+    value = max(value, low)
+    return value if high is None else min(value, high)
+
+
+def out_of_range(
+    *, max_size_range: Bounds = (1, None), overlap_range: Bounds = (0, None)
+) -> list[Config]:
+    """A few valid configs (SPEC §2) just outside the declared ranges, which the plugin must
+    refuse: one below and one above each bounded end, the other value inside its range."""
+    inside = fit(Config(max(max_size_range[0], 64), 0), max_size_range=max_size_range,
+                 overlap_range=overlap_range)
+    low, high = max_size_range
+    found = [Config(size, 0) for size in (low - 1, low // 2, 1) if size < low]
+    if high is not None:
+        found.append(Config(high + 1, min(inside.overlap, high)))
+    olow, ohigh = overlap_range
+    if olow > 0:
+        found.append(Config(inside.max_size, olow - 1))
+    if ohigh is not None and ohigh + 1 < inside.max_size:
+        found.append(Config(inside.max_size, ohigh + 1))
+    return [c for c in dict.fromkeys(found) if c.is_valid]

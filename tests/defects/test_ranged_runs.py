@@ -1,0 +1,45 @@
+"""Proof of red for declared config ranges, through ``python -m contract run``: a chunker that
+declares and enforces ``max_size >= 12`` passes; the same declaration without the refusal is a
+``config_validation`` violation; an undeclared floor is ``no_crash``; a bad declaration is a
+usage error (exit 2, one line)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+def _run(name: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "contract", "run", f"{HERE / 'ranged.py'}:{name}", "--seed", "7",
+         "--max-examples", "120", "--reproducers", str(tmp_path / "r")],
+        capture_output=True, text=True, timeout=540, cwd=tmp_path,
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "named"),
+    [
+        ("windows_from_twelve", 0, "PASSED"),
+        ("forgets_refusal", 1, "violated (config_validation)"),
+        ("undeclared_floor", 1, "violated (no_crash)"),
+    ],
+)
+def test_declared_ranges_verdicts(name: str, status: int, named: str, tmp_path: Path) -> None:
+    done = _run(name, tmp_path)
+    assert done.returncode == status, done.stdout + done.stderr
+    assert named in done.stdout
+    if name == "forgets_refusal":
+        assert "outside the declared max_size_range (12, None)" in done.stdout
+
+
+def test_a_bad_declaration_is_one_line_exit_2(tmp_path: Path) -> None:
+    done = _run("bad_range", tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "max_size_range = (40, 12)" in lines[0]
