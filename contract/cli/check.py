@@ -6,6 +6,7 @@ import re
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -191,34 +192,34 @@ def _load_saved(saved: reproducers.Reproducer) -> Plugin:
     return load(saved.target)
 
 
+def chosen_target(
+    saved: reproducers.Reproducer, *, target: str | None, trust: bool, source: str
+) -> reproducers.Reproducer:
+    """``saved`` with the target ``replay`` will run: the one named with ``--target``, or the
+    recorded one with ``--trust-target``. A reproducer is data (an issue attachment, a CI
+    artifact, a shared database entry) and its target is code: it never runs unnamed."""
+    if target is not None and target != saved.target:
+        return replace(saved, target=target, base=None)
+    if target is None and not trust:
+        raise UsageError(
+            f"{source}: this reproducer would run the target {saved.target!r}, which was not "
+            f"named on the command line; replay it on your own chunker with --target TARGET, "
+            f"or pass --trust-target to run the recorded one if you trust the file"
+        )
+    return replace(saved, target=reproducers.resolved_target(saved))
+
+
 def replay(saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: int | None) -> int:
     """Re-run one counterexample: exit 1 if it still violates its invariant, else 0."""
-    plugin = _load_saved(saved)
-    if plugin.kind != saved.kind:
-        raise TargetError(
-            f"{saved.target}: is a {plugin.kind} plugin; the reproducer is {saved.kind}"
-        )
-    limit = timeout or saved.timeout
-    with Session(
-        plugin, timeout=limit, memory_mb=memory_mb or saved.memory_mb, selected=list(registry())
-    ) as session:
-        if saved.invariant == "scales_linearly":
-            return _replay_scaling(session, saved, limit)
-        seen = session.observe(saved.document, saved.config, timeout=limit)
     print(f"replaying {saved.invariant} on {saved.target} with {saved.config.describe()}")
+    if saved.invariant == "scales_linearly":
+        with _session(saved, timeout=timeout, memory_mb=memory_mb) as session:
+            return _replay_scaling(session, saved, session.timeout)
+    still, others = _replayed(saved, timeout=timeout, memory_mb=memory_mb)
     print(
         "    document = "
         + (ascii(saved.document) if isinstance(saved.document, str) else str(saved.document))
     )
-    still = seen.of(saved.invariant)
-    if (
-        saved.invariant == "deterministic"
-        and not still
-        and seen.records
-        and isinstance(saved.document, str)
-    ):
-        still = _fresh_interpreter_differs(saved, seen.records, limit)
-    others = [v for v in seen.violations if v.invariant != saved.invariant]
     for violation in still + others:
         print(f"    [{violation.invariant}] {violation.message.splitlines()[0]}")
     if still:
@@ -235,8 +236,91 @@ def replay(saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: i
     return 1 if others else 0
 
 
+def _session(
+    saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: int | None
+) -> Session:
+    plugin = _load_saved(saved)
+    if plugin.kind != saved.kind:
+        raise TargetError(
+            f"{saved.target}: is a {plugin.kind} plugin; the reproducer is {saved.kind}"
+        )
+    return Session(plugin, timeout=timeout or saved.timeout,
+                   memory_mb=memory_mb or saved.memory_mb, selected=list(registry()))
+
+
+def _replayed(
+    saved: reproducers.Reproducer, *, timeout: float | None, memory_mb: int | None
+) -> tuple[list[Violation], list[Violation]]:
+    """The violations of ``saved.invariant`` on its input now, and the others seen."""
+    with _session(saved, timeout=timeout, memory_mb=memory_mb) as session:
+        if saved.invariant == "scales_linearly":
+            found = scaling.probe(session.transport, timeout=session.timeout)
+            return found, []
+        seen = session.observe(saved.document, saved.config, timeout=session.timeout)
+        limit = session.timeout
+    still = seen.of(saved.invariant)
+    if (
+        saved.invariant == "deterministic"
+        and not still
+        and seen.records
+        and isinstance(saved.document, str)
+    ):
+        still = _fresh_interpreter_differs(saved, seen.records, limit)
+    return still, [v for v in seen.violations if v.invariant != saved.invariant]
+
+
+def prune(
+    folder: Path, *, target: str | None, trust: bool, timeout: float | None,
+    memory_mb: int | None,
+) -> int:
+    """Replay every reproducer in ``folder``; delete those that no longer fail, keep the rest.
+
+    Each runs on ``target`` when given (only the reproducers saved for that very target), or
+    on its recorded target with ``trust``. Exit 1 while any kept reproducer still fails."""
+    if target is None and not trust:
+        raise UsageError(
+            f"{folder}: pruning replays the targets the reproducers record, which were not "
+            f"named on the command line; give --target TARGET (prunes that target's "
+            f"reproducers) or --trust-target if you trust every file in the folder"
+        )
+    if not folder.is_dir():
+        raise UsageError(f"{folder}: no such folder of reproducers")
+    tally = {"deleted": 0, "kept": 0, "skipped": 0}
+    for path in sorted(folder.glob("*.json")):
+        tally[_prune_one(path, target=target, timeout=timeout, memory_mb=memory_mb)] += 1
+    print(f"pruned {folder}: deleted {tally['deleted']} that no longer fail, kept "
+          f"{tally['kept']} that still fail"
+          + (f", left {tally['skipped']} other file(s) alone" if tally["skipped"] else ""))
+    return 1 if tally["kept"] else 0
+
+
+def _prune_one(
+    path: Path, *, target: str | None, timeout: float | None, memory_mb: int | None
+) -> str:
+    """``deleted``, ``kept`` (still fails) or ``skipped`` (not a reproducer, another target's,
+    or one whose target cannot be loaded: left for a person to look at)."""
+    try:
+        saved, _ = reproducers.bounded(reproducers.load(path))
+    except UsageError:
+        return "skipped"
+    if target is not None and target != saved.target:
+        return "skipped"
+    saved = replace(saved, target=reproducers.resolved_target(saved))
+    try:
+        still, _ = _replayed(saved, timeout=timeout, memory_mb=memory_mb)
+    except UsageError as exc:
+        print(f"  kept {path.name}: cannot replay it ({exc})")
+        return "skipped"
+    if still:
+        print(f"  kept {path.name}: {saved.invariant} still fails")
+        return "kept"
+    path.unlink(missing_ok=True)
+    print(f"  deleted {path.name}: {saved.invariant} holds now")
+    return "deleted"
+
+
 def _replay_scaling(session: Session, saved: reproducers.Reproducer, limit: float) -> int:
-    print(f"replaying scales_linearly on {saved.target}: timing doubling documents")
+    print("    timing doubling documents")
     found = scaling.probe(session.transport, timeout=limit)
     for violation in found:
         print(f"    {violation.message}")

@@ -28,6 +28,7 @@ from contract.transport.loading import load
 from contract.transport.targets import Plugin
 
 EXIT_PASSED, EXIT_VIOLATED, EXIT_USAGE = 0, 1, 2
+DEFAULT_REPRODUCERS = Path(".chunk-contract/reproducers")
 
 __all__ = ["EXIT_PASSED", "EXIT_USAGE", "EXIT_VIOLATED", "UsageError", "build_parser", "main"]
 
@@ -102,14 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _run_parser(sub.add_parser("run", help="generate documents and check every invariant"))
     _check_parser(sub.add_parser("check", help="check the invariants on your own files"))
-    replay = sub.add_parser("replay", help="re-run a saved counterexample")
-    replay.add_argument("reproducer", metavar="REPRODUCER", help="a reproducer .json file")
-    replay.add_argument(
-        "--emit-pytest", metavar="PATH",
-        help="instead of replaying, write a standalone pytest regression test to PATH that "
-        "fails while the bug is there and passes once it is fixed",
-    )
-    _limits(replay, defaults=False)
+    _replay_parser(sub.add_parser("replay", help="re-run a saved counterexample"))
     _matrix_parser(sub.add_parser("matrix", help="run several targets and print one table"))
     listing = sub.add_parser("list", help="list the invariants (and adapters)")
     listing.add_argument("--adapters", action="store_true", help="list the registered plugins")
@@ -262,6 +256,31 @@ def _database(parser: argparse.ArgumentParser) -> None:
         help="a shared example database, a folder or redis://HOST:PORT/N: counterexamples "
         "saved there by any run are replayed first (default $CHUNK_CONTRACT_DATABASE)",
     )
+
+
+def _replay_parser(replay: argparse.ArgumentParser) -> None:
+    replay.add_argument("reproducer", metavar="REPRODUCER", nargs="?",
+                        help="a reproducer .json file")
+    replay.add_argument(
+        "--emit-pytest", metavar="PATH",
+        help="instead of replaying, write a standalone pytest regression test to PATH that "
+        "fails while the bug is there and passes once it is fixed",
+    )
+    replay.add_argument(
+        "--target", metavar="TARGET",
+        help="the chunker to replay on (a reproducer is data: the target it records runs only "
+        "when named here or with --trust-target)",
+    )
+    replay.add_argument(
+        "--trust-target", action="store_true",
+        help="run the target the reproducer records (only for files you trust: it is code)",
+    )
+    replay.add_argument(
+        "--prune", metavar="FOLDER", nargs="?", const=str(DEFAULT_REPRODUCERS),
+        help="replay every reproducer in FOLDER (default .chunk-contract/reproducers) and "
+        "delete those that no longer fail",
+    )
+    _limits(replay, defaults=False)
 
 
 def _limits(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
@@ -426,25 +445,43 @@ def _readable(file: Path, path: str) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """``replay``: run one saved counterexample again (exit 1 while it still fails)."""
-    from dataclasses import replace
+    """``replay``: run one saved counterexample again (exit 1 while it still fails), write it
+    as a pytest test, or prune a folder of them."""
+    # lazy: Hypothesis
+    from contract.cli.check import chosen_target, prune, replay
 
-    from contract.cli.check import replay  # lazy: Hypothesis
-
+    if args.prune is not None:
+        if args.reproducer is not None or args.emit_pytest:
+            raise UsageError("replay --prune FOLDER takes no REPRODUCER and no --emit-pytest")
+        return prune(Path(args.prune), target=args.target, trust=args.trust_target,
+                     timeout=args.timeout, memory_mb=args.memory_mb)
+    if args.reproducer is None:
+        raise UsageError("replay needs a REPRODUCER file, or --prune [FOLDER] "
+                         "(see chunk-contract replay --help)")
     if args.emit_pytest:
-        # lazy: each subcommand imports only what it runs
-        from contract.store.regression import emit_pytest
-
-        written = emit_pytest(reproducers.load(args.reproducer), Path(args.emit_pytest),
-                              source=args.reproducer)
-        print(f"wrote {written}: run it with pytest {written}")
-        return EXIT_PASSED
-
+        return _emit_pytest(args)
     saved, lowered = reproducers.bounded(reproducers.load(args.reproducer))
-    saved = replace(saved, target=reproducers.resolved_target(saved))
+    saved = chosen_target(saved, target=args.target, trust=args.trust_target,
+                          source=args.reproducer)
     if lowered and (args.timeout is None or args.memory_mb is None):
         print(f"chunk-contract: note: {lowered}", file=sys.stderr)
     return replay(saved, timeout=args.timeout, memory_mb=args.memory_mb)
+
+
+def _emit_pytest(args: argparse.Namespace) -> int:
+    """Write the regression test (it runs the target when pytest runs it, not now)."""
+    from dataclasses import replace
+
+    # lazy: each subcommand imports only what it runs
+    from contract.store.regression import emit_pytest
+
+    saved = reproducers.load(args.reproducer)
+    if args.target is not None:
+        saved = replace(saved, target=args.target, base=None)
+    written = emit_pytest(saved, Path(args.emit_pytest), source=args.reproducer)
+    print(f"wrote {written}: it runs the target {saved.target!r}; review it, then run it "
+          f"with pytest {written}")
+    return EXIT_PASSED
 
 
 def cmd_list(args: argparse.Namespace) -> int:

@@ -164,6 +164,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "xdist_group(name): tests that run on one xdist worker")
     _group_by_target(config)
     _check_report_paths(config)
+    from contract.pytest import suite as testing  # lazy: the pytest plugin loads light
+
+    testing.remember_rootdir(config.rootpath)
 
 
 def _check_report_paths(config: pytest.Config) -> None:

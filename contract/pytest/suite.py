@@ -172,6 +172,28 @@ def resolve(target: Any, base: Path | None = None) -> Plugin:
         raise pytest.UsageError(f"chunk-contract: {exc}") from None
 
 
+#: pytest's rootdir, once the pytest plugin is configured (None: outside pytest).
+_ROOTDIR: list[Path] = []
+
+
+def remember_rootdir(rootpath: Path) -> None:
+    """Record pytest's rootdir, the second place a relative file target is looked for."""
+    _ROOTDIR[:] = [Path(rootpath)]
+
+
+def target_base(target: Any, *, caller: Path, project: Path | None) -> Path | None:
+    """The folder a relative ``file.py:attr`` target is taken from: the calling test module's
+    folder, then pytest's rootdir, then the project's (pyproject.toml), then the current one
+    (the first that holds the file); ``project`` for any other target."""
+    where, sep, _ = target.rpartition(":") if isinstance(target, str) else ("", "", "")
+    if not sep or not where.endswith(".py") or Path(where).is_absolute():
+        return project
+    for folder in (caller, *_ROOTDIR, *([project] if project else []), Path.cwd()):
+        if (folder / where).is_file():
+            return folder
+    return project
+
+
 def _skips(skip: Mapping[str, str] | Iterable[str]) -> dict[str, str]:
     if isinstance(skip, str):
         skip = [skip]
@@ -194,12 +216,15 @@ def contract_tests(
     """A pytest test function with one case per applicable invariant of the target.
 
     ``target_or_plugin``: a target string (``pkg.mod:attr``, ``path/file.py:attr``, a
-    registered plugin name; relative paths from the project root) or the plugin itself (a
+    registered plugin name; a relative file is looked for next to the calling test module,
+    then in pytest's rootdir, the project root and the current folder) or the plugin itself (a
     function, an object with ``split``, a class). ``skip`` maps invariant ids to reasons (or
     is a list of ids). Assign the result to a module-level name starting with ``test``.
     """
     project = project_config()
-    plugin = resolve(target_or_plugin, project.base)
+    caller = Path(sys._getframe(1).f_code.co_filename).resolve().parent
+    base = target_base(target_or_plugin, caller=caller, project=project.base)
+    plugin = resolve(target_or_plugin, base)
     if profile is not None:
         profiles.get(profile)  # an unknown name fails at import, not in every test
     skipped = _skips(skip)

@@ -32,6 +32,7 @@ from contract.spec.model import Chunk, chunks_from_records
 from contract.spec.placement import place_in_order
 from contract.spec.registry import registry
 from contract.spec.workbook import non_empty_cells
+from contract.store import reproducers
 
 if TYPE_CHECKING:
     from contract.engine.results import Counterexample, InvariantResult, RunResult
@@ -108,7 +109,8 @@ def _violation(result: RunResult, item: InvariantResult) -> str:
     else:
         picture = _sheet_picture(found)
     messages = "".join(map(_message, found.messages[:10]))
-    replay = (f"<p>Reproduce with: <code>chunk-contract replay {_e(found.reproducer)}</code></p>"
+    command = reproducers.replay_command(found.reproducer or "", result.target)
+    replay = (f"<p>Reproduce with: <code>{_e(command)}</code></p>"
               if found.reproducer else "")
     return (f"<details class=\"violation\" id=\"{item.id}\" open><summary>✗ {item.id}: "
             f"{_e(registry()[item.id].rule)}</summary><ul class=\"messages\">{messages}</ul>"

@@ -30,6 +30,7 @@ from contract.reporting.formats import MergedFile, Output, ReportFormat, registe
 from contract.spec import SPEC_VERSION
 from contract.spec.model import escape
 from contract.spec.registry import Invariant, registry
+from contract.store import reproducers
 from contract.store.reproducers import write_atomic
 
 if TYPE_CHECKING:
@@ -140,7 +141,8 @@ def _result(
         else repr(found.document)[:DOC_CHARS]
     )
     replay = (
-        f" Reproduce with: chunk-contract replay {found.reproducer}" if found.reproducer else ""
+        f" Reproduce with: {reproducers.replay_command(found.reproducer, result.target)}"
+        if found.reproducer else ""
     )
     diagnosis = (
         f" Diagnosis ({found.diagnosis.pattern}): {found.diagnosis.cause}; usual fix: "

@@ -22,6 +22,7 @@ from contract.reporting.formats import ReportFormat, finished, register
 from contract.spec import SPEC_VERSION
 from contract.spec.model import Config, escape, plural
 from contract.spec.registry import registry
+from contract.store import reproducers
 
 if TYPE_CHECKING:
     from contract.engine.events import Event
@@ -105,7 +106,8 @@ def render_violation(result: RunResult, item: InvariantResult) -> str:
         f"    config   = {_config(found.config)}",
     ]
     if found.reproducer:
-        lines += ["", "Reproduce with:", f"    chunk-contract replay {found.reproducer}"]
+        command = reproducers.replay_command(found.reproducer, result.target)
+        lines += ["", "Reproduce with:", f"    {command}"]
     return "\n".join(lines)
 
 

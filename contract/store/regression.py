@@ -6,7 +6,11 @@ public API (:func:`contract.check`; :func:`contract.run` for the whole-run rules
 ``scales_linearly`` and ``deterministic``), with no copy of the contract's internals: it fails
 while the bug is there and passes once it is fixed. The document is written as a Python literal
 with ``ascii()``, which keeps every string exact (lone surrogates, separated surrogate pairs,
-control characters), so the test sees the very string that failed.
+control characters), so the test sees the very string that failed. Every other string from
+the reproducer (the target, the message) is a literal too: a shared reproducer is data, and
+cannot add code to the test. A file target inside a project is written relative to the project
+root (the folder of the nearest pyproject.toml) and found from there when the test runs, so the
+test can be committed and run from any folder or machine.
 """
 
 from __future__ import annotations
@@ -45,46 +49,80 @@ def _umask() -> int:
 
 
 def render(saved: Reproducer, *, source: str) -> str:
-    """The test module's text."""
-    name = re.sub(r"\W", "_", f"test_{saved.invariant}_regression")
-    body = _whole_run(saved) if saved.invariant in _WHOLE_RUN else _one_call(saved)
+    """The test module's text. Every string taken from the reproducer (target, message, source,
+    document) is written as a Python literal (``repr``/``ascii``), never spliced into code or a
+    docstring: a crafted reproducer cannot add code to the test."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", f"test_{saved.invariant}_regression")
+    where = _portable(saved.target)
+    call = "TARGET" if where is None else "_target()"  # a portable target is found at run time
+    body = _whole_run(saved, call) if saved.invariant in _WHOLE_RUN else _one_call(saved, call)
     first = saved.message.splitlines()[0] if saved.message else ""
     return (
-        f'"""Regression test for {saved.invariant} on {saved.target}.\n\n'
-        f"Written by `chunk-contract replay {source} --emit-pytest`. It fails while the bug is\n"
-        f"there and passes once it is fixed. Observed when it was saved:\n\n"
-        f"    {ascii(first)[1:-1]}\n"
+        '"""Regression test written by `chunk-contract replay --emit-pytest`.\n\n'
+        "It fails while the bug is there and passes once it is fixed. The target, the input and\n"
+        "what was observed when it was saved are the constants below.\n"
         '"""\n\n'
-        f"{_imports(saved)}\n\n"
-        f"TARGET = {_target(saved.target)!r}\n"
+        f"{_imports(saved, portable=where is not None)}\n\n"
+        f"SOURCE = {_literal(source)}\n"
+        f"OBSERVED = {_literal(first)}\n"
+        f"{_target_lines(saved.target, where)}"
         f"DOCUMENT = {_literal(saved.document)}\n"
-        f"MAX_SIZE = {saved.config.max_size!r}\n"
-        f"OVERLAP = {saved.config.overlap!r}\n"
+        f"MAX_SIZE = {int(saved.config.max_size)!r}\n"
+        f"OVERLAP = {int(saved.config.overlap)!r}\n"
         f"INVARIANT = {saved.invariant!r}\n\n\n"
+        f"{_finder() if where is not None else ''}"
         f"def {name}() -> None:\n{body}"
     )
 
 
-def _imports(saved: Reproducer) -> str:
-    if saved.invariant in _WHOLE_RUN:
-        return "from contract import RunSettings, run"
-    return "from contract import check"
-
-
-def _one_call(saved: Reproducer) -> str:
+def _target_lines(target: str, where: tuple[str, str] | None) -> str:
+    if where is None:
+        return f"TARGET = {_literal(target)}\n"
+    path, attr = where
     return (
-        "    violations = check(TARGET, DOCUMENT, max_size=MAX_SIZE, overlap=OVERLAP,\n"
-        f"                       invariants=[INVARIANT], timeout={saved.timeout!r})\n"
+        "# The chunker's file, relative to the project root (the folder of pyproject.toml).\n"
+        f"TARGET_FILE = {_literal(path)}\n"
+        f"TARGET_ATTR = {_literal(attr)}\n"
+    )
+
+
+def _finder() -> str:
+    return (
+        "def _target() -> str:\n"
+        '    """TARGET_FILE:TARGET_ATTR from the project root: the nearest folder above this test\n'
+        '    (else above the current folder) with a pyproject.toml and the file."""\n'
+        "    for start in (Path(__file__).resolve().parent, Path.cwd().resolve()):\n"
+        "        for folder in (start, *start.parents):\n"
+        '            found = folder / TARGET_FILE\n'
+        '            if (folder / "pyproject.toml").is_file() and found.is_file():\n'
+        '                return f"{found}:{TARGET_ATTR}"\n'
+        "    raise FileNotFoundError(\n"
+        '        f"{TARGET_FILE} not found under a project root (a folder with pyproject.toml) "\n'
+        '        f"above {Path(__file__).parent} or {Path.cwd()}")\n\n\n'
+    )
+
+
+def _imports(saved: Reproducer, *, portable: bool) -> str:
+    first = "from pathlib import Path\n\n" if portable else ""
+    if saved.invariant in _WHOLE_RUN:
+        return first + "from contract import RunSettings, run"
+    return first + "from contract import check"
+
+
+def _one_call(saved: Reproducer, call: str) -> str:
+    return (
+        f"    violations = check({call}, DOCUMENT, max_size=MAX_SIZE, overlap=OVERLAP,\n"
+        f"                       invariants=[INVARIANT], timeout={float(saved.timeout)!r})\n"
         '    assert not violations, "\\n".join(str(v) for v in violations)\n'
     )
 
 
-def _whole_run(saved: Reproducer) -> str:
-    seed = saved.seed if saved.seed is not None else 0
+def _whole_run(saved: Reproducer, call: str) -> str:
+    seed = int(saved.seed) if saved.seed is not None else 0
     return (
         f"    settings = RunSettings(only=(INVARIANT,), seed={seed!r}, reproducers=None,\n"
-        f"                           timeout={saved.timeout!r})\n"
-        "    result = run(TARGET, settings)\n"
+        f"                           timeout={float(saved.timeout)!r})\n"
+        f"    result = run({call}, settings)\n"
         "    assert result.passed, [r.counterexample.message for r in result.violated]\n"
     )
 
@@ -125,9 +163,14 @@ def _inside_escape(inner: str, at: int) -> bool:
     return at < back + size
 
 
-def _target(target: str) -> str:
-    """A file target with an absolute path, so the test runs from any folder."""
+def _portable(target: str) -> tuple[str, str] | None:
+    """``(file relative to the project root, attr)`` for a file target inside a project (the
+    nearest folder above the file holding pyproject.toml), else None (the target as saved)."""
     where, colon, attr = target.rpartition(":")
-    if colon and where.endswith(".py") and Path(where).is_file():
-        return f"{Path(where).resolve()}:{attr}"
-    return target
+    if not colon or not where.endswith(".py") or not Path(where).is_file():
+        return None
+    file = Path(where).resolve()
+    for folder in file.parents:
+        if (folder / "pyproject.toml").is_file():
+            return file.relative_to(folder).as_posix(), attr
+    return None

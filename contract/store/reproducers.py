@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import shlex
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -213,9 +214,25 @@ def save(reproducer: Reproducer, folder: Path) -> Path:
             default=str,
         ).encode()
     ).hexdigest()[:8]
-    path = folder / f"{reproducer.invariant}-{digest}.json"
+    path = folder / f"{reproducer.invariant}-{target_slug(reproducer.target)}-{digest}.json"
     write_atomic(path, body, exact=True)
     return path
+
+
+def target_slug(target: str) -> str:
+    """A short, file-name-safe name for ``target`` (``file.py:split`` -> ``file.split``), so the
+    reproducers of two targets in one folder are told apart by name."""
+    where, sep, attr = target.rpartition(":")
+    text = f"{Path(where).stem}.{attr}" if sep and where.endswith(".py") else target
+    words = [w.strip("._") for w in re.split(r"[^A-Za-z0-9._]+", text)]
+    slug = "_".join(w for w in words if w)
+    return slug[:48].strip("._") or "target"
+
+
+def replay_command(path: str | Path, target: str) -> str:
+    """The command line that replays ``path`` on the target it was saved for, named
+    explicitly (``replay`` runs no target that is not named on its command line)."""
+    return f"chunk-contract replay {shlex.quote(str(path))} --target {shlex.quote(target)}"
 
 
 def truncate_chunks(

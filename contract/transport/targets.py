@@ -187,9 +187,34 @@ def from_object(obj: Any, *, name: str) -> Plugin:
                 f"{name}: {type(obj).__name__} is not callable and has no split method"
             )
         split = obj
+    check_signature(split, name=name)
     return Plugin(
         target=name, split=split, declarations=declarations(obj, name), count_tokens=_counter(obj)
     )
+
+
+#: How the contract calls every chunker (SPEC §2).
+EXPECTED_CALL = "split(document, *, max_size=..., overlap=...)"
+
+
+def check_signature(split: Callable[..., Any], *, name: str) -> None:
+    """TargetError when ``split`` cannot take ``(document, *, max_size=..., overlap=...)``.
+
+    Only a signature Python can read is judged: a C callable without one, or any object whose
+    signature cannot be computed, is let through (its calls then show what it takes).
+    """
+    try:
+        found = inspect.signature(split)
+    except (TypeError, ValueError):
+        return
+    try:
+        found.bind("document", max_size=1, overlap=0)
+    except TypeError as exc:
+        label = getattr(split, "__name__", None) or type(split).__name__
+        raise TargetError(
+            f"{name}: the chunker {label}{found} cannot be called as {EXPECTED_CALL} ({exc}); "
+            f"give it that signature, or wrap it in a function that has it"
+        ) from None
 
 
 def _counter(obj: Any) -> Callable[[str], int] | None:

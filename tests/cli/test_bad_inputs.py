@@ -236,7 +236,7 @@ def _replay_in_subprocess(path: Path) -> subprocess.CompletedProcess[str]:
     """``replay path`` in a child with a timeout and 1 GiB of memory: a regression fails, it
     neither hangs the suite nor reads /dev/zero into the machine's memory."""
     return subprocess.run(
-        [sys.executable, "-m", "contract", "replay", str(path)],
+        [sys.executable, "-m", "contract", "replay", str(path), "--trust-target"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -270,7 +270,7 @@ def test_replay_of_a_fifo_or_device_does_not_block(
 def test_replay_of_hostile_files(
     content: Callable[[Path], Path], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert says in usage_error(["replay", str(content(tmp_path))], capsys)
+    assert says in usage_error(["replay", str(content(tmp_path)), "--trust-target"], capsys)
 
 
 def _write(folder: Path, data: bytes) -> Path:
@@ -335,7 +335,7 @@ def test_crafted_reproducers_are_usage_errors(
 ) -> None:
     path = tmp_path / "r.json"
     path.write_text(json.dumps(reproducer(**changes)))
-    assert says in usage_error(["replay", str(path)], capsys)
+    assert says in usage_error(["replay", str(path), "--trust-target"], capsys)
 
 
 def test_a_reproducer_cannot_lift_the_memory_cap(
@@ -352,7 +352,7 @@ def test_a_reproducer_cannot_lift_the_memory_cap(
             )
         )
     )
-    assert main(["replay", str(path)]) == 1
+    assert main(["replay", str(path), "--trust-target"]) == 1
     captured = capsys.readouterr()
     assert "STILL FAILS: terminates" in captured.out and "lowered to 1024 MiB" in captured.err
 
@@ -388,7 +388,7 @@ def test_replay_from_another_folder(
     )
     path = reproducers.save(saved, project / "repro")
     monkeypatch.chdir(tmp_path)
-    assert main(["replay", str(path)]) == 0
+    assert main(["replay", str(path), "--trust-target"]) == 0
     assert "FIXED" in capsys.readouterr().out
 
 

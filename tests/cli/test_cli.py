@@ -130,7 +130,7 @@ def test_violation_report_json_reproducer_and_replay(
     assert len(example["document"]) <= 10, "the counterexample is shrunk"
     failures = ET.parse(junit).getroot().findall(".//testcase/failure")
     assert "no_lost_text" in {f.get("type") for f in failures}
-    assert main(["replay", example["reproducer"]]) == 1
+    assert main(["replay", example["reproducer"], "--trust-target"]) == 1
     assert "STILL FAILS: no_lost_text" in capsys.readouterr().out
 
 
@@ -150,15 +150,15 @@ def test_replay_of_a_fixed_bug_exits_0(tmp_path: Path, capsys: pytest.CaptureFix
             }
         )
     )
-    assert main(["replay", str(saved)]) == 0
+    assert main(["replay", str(saved), "--trust-target"]) == 0
     assert "FIXED" in capsys.readouterr().out
 
 
 def test_replay_rejects_other_files(tmp_path: Path) -> None:
     other = tmp_path / "x.json"
     other.write_text("{}")
-    assert main(["replay", str(other)]) == 2
-    assert main(["replay", str(tmp_path / "missing.json")]) == 2
+    assert main(["replay", str(other), "--trust-target"]) == 2
+    assert main(["replay", str(tmp_path / "missing.json"), "--trust-target"]) == 2
 
 
 def test_hang_is_reported_and_the_run_finishes(

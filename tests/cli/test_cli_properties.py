@@ -179,7 +179,7 @@ FILES = st.one_of(
 def test_replay_of_any_file_is_one_line(content: bytes, capsys: pytest.CaptureFixture[str]) -> None:
     with in_scratch_folder() as folder:
         (folder / "r.json").write_bytes(content)
-        code, _ = answer(["replay", "r.json"], capsys)
+        code, _ = answer(["replay", "r.json", "--trust-target"], capsys)
     assert code == 2
 
 
@@ -216,7 +216,7 @@ def test_crafted_reproducers(
     monkeypatch.setattr(checking, "replay", lambda saved, **limits: seen.append(limits) or 0)
     with in_scratch_folder() as folder:
         (folder / "r.json").write_text(json.dumps({**VALID, **changes}))
-        code, _ = answer(["replay", "r.json"], capsys)
+        code, _ = answer(["replay", "r.json", "--trust-target"], capsys)
     assert code == 2 or len(seen) == 1
 
 
@@ -239,7 +239,7 @@ def test_real_replays(
     }
     with in_scratch_folder() as folder:
         (folder / "r.json").write_text(json.dumps(body))
-        code, _ = answer(["replay", "r.json"], capsys)
+        code, _ = answer(["replay", "r.json", "--trust-target"], capsys)
     # A valid timeout shorter than a call takes is a real `terminates` verdict (exit 1), however
     # fast the machine: only such a timeout may give 1 on this correct plugin.
     timeout = limits["timeout"]

@@ -143,7 +143,7 @@ def test_a_crash_artifact_converts_into_a_reproducer_that_replay_confirms(tmp_pa
     assert saved.invariant == "no_lost_text" and saved.config == Config(3, 1)
     assert "lies in no chunk" in saved.message
     assert len(saved.document) < len("ok toolongword ok")  # minimized
-    assert cli.main(["replay", found[0].reproducer]) == 1
+    assert cli.main(["replay", found[0].reproducer, "--trust-target"]) == 1
 
 
 def test_a_timeout_artifact_converts_into_a_terminates_reproducer(tmp_path: Path) -> None:
@@ -241,7 +241,7 @@ def test_a_short_fuzz_run_finds_the_words_only_bug(tmp_path: Path) -> None:
     lost = [f for f in result["findings"] if f["invariant"] == "no_lost_text"]
     assert lost, result["findings"]
     assert Path(lost[0]["artifact"]).is_file()
-    assert cli.main(["replay", lost[0]["reproducer"]]) == 1
+    assert cli.main(["replay", lost[0]["reproducer"], "--trust-target"]) == 1
     assert "exec/s" in done.stdout and "no_lost_text" in done.stdout
 
 

@@ -91,7 +91,7 @@ def test_a_short_fuzz_run_finds_the_js_non_advancing_loop(tmp_path: Path) -> Non
     assert isinstance(findings, list)
     hangs = [f for f in findings if f["invariant"] == "terminates" and f["confirmed"]]
     assert hangs, findings
-    assert cli.main(["replay", hangs[0]["reproducer"]]) == 1
+    assert cli.main(["replay", hangs[0]["reproducer"], "--trust-target"]) == 1
 
 
 @needs_node

@@ -92,9 +92,9 @@ def test_an_exec_violation_reaches_sarif_the_database_and_replay_from_elsewhere(
     assert replayed["document"] == document and "shared database" in str(replayed["replayed_from"])
     (saved,) = (checkout / "repro").glob("no_crash-*.json")
     elsewhere = checkout.parent / "elsewhere" / "deeper"
-    still = cli(elsewhere, "replay", str(saved))
+    still = cli(elsewhere, "replay", str(saved), "--trust-target")
     assert still.returncode == 1 and "STILL FAILS: no_crash" in still.stdout, still.stderr
-    fixed = cli(elsewhere, "replay", str(saved), RARE_CHILD_FIXED="1")
+    fixed = cli(elsewhere, "replay", str(saved), "--trust-target", RARE_CHILD_FIXED="1")
     assert fixed.returncode == 0 and "FIXED: no_crash" in fixed.stdout, fixed.stderr
 
 

@@ -51,7 +51,7 @@ def test_check_replay_and_json_with_an_exec_target(tmp_path: Path) -> None:
     violated = {r["id"] for r in report["invariants"] if r["status"] == "violated"}
     assert "terminates" in violated
     saved = sorted((tmp_path / "saved").glob("terminates-*.json"))
-    replayed = cli(tmp_path, "replay", str(saved[0]), "--timeout", "0.5")
+    replayed = cli(tmp_path, "replay", str(saved[0]), "--trust-target", "--timeout", "0.5")
     assert replayed.returncode == 1 and "STILL FAILS: terminates" in replayed.stdout
 
 

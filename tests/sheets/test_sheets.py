@@ -193,12 +193,12 @@ def test_replay_rebuilds_the_workbook_and_still_fails(
     assert found is not None and found.reproducer
     saved = json.loads(Path(found.reproducer).read_text(encoding="utf-8"))
     assert saved["kind"] == "workbook" and set(saved["document"]) == {"sheets"}
-    assert cli.main(["replay", found.reproducer]) == 1
+    assert cli.main(["replay", found.reproducer, "--trust-target"]) == 1
     assert f"STILL FAILS: {rule}" in capsys.readouterr().out
     # the same workbook replayed against the reference chunker: fixed
     fixed = tmp_path / "fixed.json"
     fixed.write_text(json.dumps({**saved, "target": REFERENCE}), encoding="utf-8")
-    assert cli.main(["replay", str(fixed)]) == 0
+    assert cli.main(["replay", str(fixed), "--trust-target"]) == 0
     assert f"FIXED: {rule}" in capsys.readouterr().out
 
 

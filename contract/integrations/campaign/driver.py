@@ -198,7 +198,7 @@ def _report(found: Path) -> int:
         item = reproducers.load(path)
         print(f"  {item.invariant}: {item.message.splitlines()[0][:160]}", file=sys.stderr)
         print(f"    document = {item.document!r:.120}  config = {item.config}", file=sys.stderr)
-        print(f"    chunk-contract replay {path}", file=sys.stderr)
+        print(f"    {reproducers.replay_command(path, item.target)}", file=sys.stderr)
     return 1
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.integrations.fuzzing.artifacts import REPRODUCERS, Finding
+from contract.store.reproducers import replay_command
 
 #: fuzz/ of a checkout: the seed corpora and the dictionary (absent from an installed wheel).
 FUZZ_DIR = Path(__file__).resolve().parents[3] / "fuzz"
@@ -118,13 +119,13 @@ def render(summary: Summary) -> str:
     confirmed = [f for f in summary.findings if f.confirmed]
     unconfirmed = [f for f in summary.findings if not f.confirmed]
     lines.append(f"  {len(confirmed)} finding(s):" if confirmed else "  no findings")
-    lines += finding_lines(confirmed)
+    lines += finding_lines(confirmed, target=summary.target)
     if unconfirmed:
         lines.append(
             f"  {len(unconfirmed)} unconfirmed (seen by the fuzzer, not again in the "
             "isolated worker; no reproducer, not a failure):"
         )
-        lines += finding_lines(unconfirmed)
+        lines += finding_lines(unconfirmed, target=summary.target)
     if summary.repeats:
         lines.append(
             f"  ({summary.repeats} more artifact(s) showed only invariants already reported)"
@@ -151,7 +152,7 @@ def _rates(summary: Summary) -> str:
 _KINDS = {"timeout": " (a hang)", "oom": " (out of memory)", "leak": " (a leak)"}
 
 
-def finding_lines(findings: Sequence[Finding]) -> list[str]:
+def finding_lines(findings: Sequence[Finding], *, target: str) -> list[str]:
     """Each finding: id, kind, first message line, document, config, reproducer, artifact."""
     lines = []
     for f in findings:
@@ -160,7 +161,7 @@ def finding_lines(findings: Sequence[Finding]) -> list[str]:
         lines.append(f"      document = {f.document}")
         lines.append(f"      config   = {f.config}")
         if f.reproducer:
-            lines.append(f"      reproduce: chunk-contract replay {f.reproducer}")
+            lines.append(f"      reproduce: {replay_command(f.reproducer, target)}")
         lines.append(f"      artifact:  {f.artifact}")
     return lines
 
