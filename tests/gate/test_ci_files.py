@@ -89,6 +89,7 @@ def test_the_action_run_step_on_the_sample_project(sample: Path, tmp_path: Path)
         PROFILE="ci",
         SARIF="out.sarif",
         HTML="report.html",
+        REPRODUCERS="saved",
         ARGS="--max-examples 20",
     )
     script = _step("Run the contract")["run"]
@@ -103,7 +104,10 @@ def test_the_action_run_step_on_the_sample_project(sample: Path, tmp_path: Path)
     )
     assert done.returncode == 0, done.stderr  # the verdict comes later, after the upload
     outputs = dict(line.split("=", 1) for line in output.read_text().splitlines())
-    assert outputs == {"exit-code": "1", "sarif": "out.sarif"}
+    assert outputs == {"exit-code": "1", "sarif": "out.sarif",
+                       "reproducers": f"{sample}/saved", "html": f"{sample}/report.html"}
+    (saved,) = (sample / "saved").iterdir()
+    assert saved.name.startswith("no_lost_text-")
     log = json.loads((sample / "out.sarif").read_text())
     assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["no_lost_text"]
     assert summary.read_text().startswith("## chunk-contract: ❌ 1 violation")
@@ -120,3 +124,39 @@ def test_the_action_run_step_on_the_sample_project(sample: Path, tmp_path: Path)
             check=False,
         )
         assert done.returncode == expected
+
+
+def test_the_upload_step_uploads_what_the_run_step_writes() -> None:
+    """The artifact holds the very files the run step wrote: the run step passes the
+    ``reproducers`` and ``html`` inputs to ``chunk-contract run`` and names them in its outputs,
+    and the upload step (actions/upload-artifact@v4, also after a failure) uploads exactly
+    those outputs."""
+    action = load("action.yml")
+    run = _step("Run the contract")
+    assert run["env"]["REPRODUCERS"] == "${{ inputs.reproducers }}"
+    assert run["env"]["HTML"] == "${{ inputs.html }}"
+    assert '--reproducers "$REPRODUCERS"' in run["run"] and '--html "$HTML"' in run["run"]
+    assert 'echo "reproducers=$PWD/$REPRODUCERS"' in run["run"]
+    assert 'echo "html=$PWD/$HTML"' in run["run"]
+    upload = next(s for s in action["runs"]["steps"]
+                  if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["uses"] == "actions/upload-artifact@v4"
+    assert upload["if"].startswith("${{ always() && inputs.upload-artifacts == 'true'")
+    paths = upload["with"]["path"].strip().splitlines()
+    assert paths == ["${{ steps.contract.outputs.reproducers }}",
+                     "${{ steps.contract.outputs.html }}"]
+    assert upload["with"]["name"] == "${{ inputs.artifact-name }}"
+    assert upload["with"]["include-hidden-files"] is True  # .chunk-contract/ is hidden
+    steps = [s.get("name") for s in action["runs"]["steps"]]
+    assert steps.index(upload["name"]) < steps.index("Verdict")  # before the failing step
+
+
+def test_every_input_is_documented_and_used() -> None:
+    action = load("action.yml")
+    text = (ROOT / "action.yml").read_text(encoding="utf-8")
+    for name, spec in action["inputs"].items():
+        assert len(spec.get("description", "")) > 20, name
+        assert "default" in spec, name
+        assert f"inputs.{name} }}}}" in text or f"inputs.{name} " in text, name
+    assert action["inputs"]["html"]["default"] == "chunk-contract-report.html"
+    assert action["inputs"]["reproducers"]["default"] == ".chunk-contract/reproducers"

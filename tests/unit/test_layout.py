@@ -161,6 +161,7 @@ LAYERS: dict[str, int] = {
     "contract.config": 9,
     "contract.integrations": 10,
     "contract.cli": 11, "contract.pytest": 11, "contract": 11, "contract.__main__": 11,
+    "contract.strategies": 11,
 }
 
 
