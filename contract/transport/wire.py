@@ -80,7 +80,7 @@ def parse_handshake(line: bytes) -> Handshake:
     """
     message = _json_object(line, HandshakeError, "the handshake")
     _check_version(message.get("chunk_contract", None), "chunk_contract" in message)
-    fields = {
+    fields: dict[str, Any] = {
         name: _choice(message, name, allowed, default)
         for name, allowed, default in (
             ("kind", KINDS, "text"),
@@ -92,15 +92,15 @@ def parse_handshake(line: bytes) -> Handshake:
         )
     }
     try:
-        found = Handshake(promises=_promises(message.get("promises", [])), **fields,
-                          **_ranges(message))
+        found = Handshake(promises=_promises(message.get("promises", [])),
+                          **fields, **_ranges(message))
         found.declarations()  # e.g. documents on a workbook plugin
     except ValueError as exc:
         raise HandshakeError(str(exc)) from None
     return found
 
 
-def _ranges(message: Mapping[str, Any]) -> dict[str, tuple[int, int | None]]:
+def _ranges(message: Mapping[str, Any]) -> dict[str, Any]:
     """The handshake's ``max_size_range`` and ``overlap_range`` (JSON lists), checked."""
     return {
         name: checked_range(name, message[name], floor=floor)

@@ -5,6 +5,7 @@ usage error (exit 2, one line)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -43,3 +44,20 @@ def test_a_bad_declaration_is_one_line_exit_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "max_size_range = (40, 12)" in lines[0]
+
+
+@pytest.mark.parametrize(("lax", "status"), [("0", 0), ("1", 1)])
+def test_exec_plugins_declare_ranges_in_their_handshake(
+    lax: str, status: int, tmp_path: Path
+) -> None:
+    child = HERE.parent / "outofprocess" / "ranged_child.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "contract", "run", f"exec:{sys.executable} {child}", "--seed",
+         "7", "--max-examples", "60", "--skip", "scales_linearly", "--reproducers",
+         str(tmp_path / "r")],
+        capture_output=True, text=True, timeout=540, cwd=tmp_path,
+        env={**os.environ, "RANGED_CHILD_LAX": lax},
+    )
+    assert done.returncode == status, done.stdout + done.stderr
+    if status:
+        assert "violated (config_validation)" in done.stdout
