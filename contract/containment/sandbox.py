@@ -15,6 +15,10 @@ inherits and none can remove:
   and ``pidfd_getfd`` always fail with EPERM (a pidfd can come from opening ``/proc/PID``,
   which a filter cannot see; no chunker needs these), and so does ``ioctl(TIOCSTI)``, which
   types into a terminal.
+- Signals the kernel sends on a process's behalf: ``fcntl`` ``F_SETOWN``, ``F_SETOWN_EX`` and
+  ``F_SETSIG`` and the ``FIOSETOWN``/``SIOCSPGRP`` ioctls fail with EPERM whatever the
+  descriptor, so a plugin cannot name the host as the owner of a descriptor it controls and
+  have SIGIO (or SIGKILL, SIGSTOP through F_SETSIG) delivered to it.
 - System calls of another ABI (32-bit ``int 0x80``, x32) fail with EPERM, so the filter cannot
   be stepped around.
 
@@ -47,6 +51,13 @@ _RET = 0x06  # BPF_RET | BPF_K
 _NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (low words of args)
 _X32_BIT = 0x40000000
 _TIOCSTI = 0x5412
+#: ioctl requests refused: typing into a terminal, and making a process the owner of a socket
+#: (FIOSETOWN, SIOCSPGRP), which the kernel then signals (SIGIO or SIGURG) on its behalf.
+REFUSED_IOCTLS = (_TIOCSTI, 0x8901, 0x8902)
+#: fcntl commands refused: F_SETOWN, F_SETSIG and F_SETOWN_EX make the kernel send a signal
+#: of the plugin's choosing (SIGSTOP, SIGKILL) to a process of its choosing when a descriptor
+#: it owns becomes ready: a kill() by another route. No chunker needs them.
+REFUSED_FCNTLS = (8, 10, 15)
 #: Protected values at most (each is one instruction; BPF jumps reach 255 instructions).
 MAX_PROTECTED = 200
 
@@ -58,13 +69,13 @@ _ABIS = {
         "kill": 62, "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297,
         "pidfd_open": 434, "prlimit64": 302, "ptrace": 101, "process_vm_readv": 310,
         "process_vm_writev": 311, "tkill": 200, "pidfd_send_signal": 424, "pidfd_getfd": 438,
-        "ioctl": 16,
+        "ioctl": 16, "fcntl": 72,
     }),
     "aarch64": (0xC00000B7, {
         "kill": 129, "tgkill": 131, "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240,
         "pidfd_open": 434, "prlimit64": 261, "ptrace": 117, "process_vm_readv": 270,
         "process_vm_writev": 271, "tkill": 130, "pidfd_send_signal": 424, "pidfd_getfd": 438,
-        "ioctl": 29,
+        "ioctl": 29, "fcntl": 25,
     }),
 }
 #: Refused whatever their arguments.
@@ -133,8 +144,10 @@ def filter_program(values: list[int]) -> list[Instruction] | None:
         *[(_JEQ, "deny", 0, numbers[name]) for name in ALWAYS],
         *[(_JEQ, "aimed", 0, numbers[name]) for name in AIMED],
         (_JEQ, "ioctl", 0, numbers["ioctl"]),
+        (_JEQ, "fcntl", 0, numbers["fcntl"]),
         allow,
-        "ioctl", (_LD_ABS, 0, 0, _ARG1), (_JEQ, "deny", 0, _TIOCSTI), allow,
+        "ioctl", (_LD_ABS, 0, 0, _ARG1), *[(_JEQ, "deny", 0, v) for v in REFUSED_IOCTLS], allow,
+        "fcntl", (_LD_ABS, 0, 0, _ARG1), *[(_JEQ, "deny", 0, v) for v in REFUSED_FCNTLS], allow,
         "aimed", (_LD_ABS, 0, 0, _ARG0), *[(_JEQ, "deny", 0, v & 0xFFFFFFFF) for v in values],
         allow,
         "deny", deny,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import fcntl
 import os
 import signal
 import subprocess
@@ -229,3 +230,153 @@ start_negative = _offset_chunker(-5)
 start_bool = _offset_chunker(True)
 start_float = _offset_chunker(1.5)
 start_huge_but_legal = _offset_chunker(2**62)
+
+
+# ----------------------------------------------------------------------- reaching past the worker
+# Each of these chunkers loses text (it drops its last window), so a run that gives a verdict
+# exits 1 naming no_lost_text; an attack that works ends the host, or turns the run green.
+
+
+def lossy(document: str, max_size: int) -> list[str]:
+    """The fixed windows less the last one, when there are several (no_lost_text breaks)."""
+    found = list(windows(document, max_size))
+    return found[:-1] if len(found) > 1 else found
+
+
+def _first_call() -> bool:
+    """True once per process tree (the environment is inherited by forks)."""
+    if os.environ.get("HOSTILE_STARTED"):
+        return False
+    os.environ["HOSTILE_STARTED"] = "1"
+    return True
+
+
+def _note(text: str) -> None:
+    """Appends a line to HOSTILE_MARKER (when the test set one)."""
+    marker = os.environ.get("HOSTILE_MARKER")
+    if marker:
+        with Path(marker).open("a") as handle:
+            handle.write(text + "\n")
+
+
+class ExitZero:
+    """Unpickled, it ends the process that unpickles it with status 0."""
+
+    def __reduce__(self) -> Any:
+        return (os._exit, (0,))
+
+
+def pickles_into_the_pool(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Writes a multiprocessing frame holding :class:`ExitZero` to every pipe write end it
+    inherited (under ``-n``, the pool's result and progress pipes), its own reply pipe aside."""
+    if _first_call():
+        import pickle
+        import stat
+        import struct
+
+        from contract.containment import worker
+
+        frame = pickle.dumps(ExitZero())
+        data = struct.pack("!i", len(frame)) + frame
+        for fd in range(3, 1024):
+            with contextlib.suppress(OSError):
+                if fd == worker.CHILD_REPLY_FD or not stat.S_ISFIFO(os.fstat(fd).st_mode):
+                    continue
+                if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+                    os.write(fd, data)
+                    _note(f"wrote to fd {fd}")
+    return lossy(document, max_size)
+
+
+def reads_the_host(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Opens the memory and the stdout of the process that runs it (its parent) through /proc;
+    notes in HOSTILE_MARKER which opens worked, and writes a fake verdict through the second."""
+    if _first_call():
+        host = os.getppid()
+        for name, mode in (("mem", "r+b"), ("fd/1", "wb")):
+            try:
+                with open(f"/proc/{host}/{name}", mode, buffering=0) as handle:
+                    if name == "fd/1":
+                        handle.write(b"\nPASSED: every invariant holds (a fake verdict)\n")
+                _note(f"{name}: opened")
+            except OSError as exc:
+                _note(f"{name}: refused ({type(exc).__name__})")
+    return lossy(document, max_size)
+
+
+F_SETSIG = 10
+FIOSETOWN = 0x8901
+
+
+def sigio_kills_the_host(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Makes its parent the owner of a pipe it holds, asks for SIGKILL instead of SIGIO, and
+    writes to the pipe: the kernel, not the plugin, sends the signal (no kill() to refuse)."""
+    if _first_call():
+        _signal_through_a_pipe(signal.SIGKILL, by_ioctl=False)
+    return lossy(document, max_size)
+
+
+def sigio_by_ioctl(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """The same with FIOSETOWN and the default SIGIO, which ends a process that does not
+    handle it."""
+    if _first_call():
+        _signal_through_a_pipe(None, by_ioctl=True)
+    return lossy(document, max_size)
+
+
+def _signal_through_a_pipe(signum: int | None, *, by_ioctl: bool) -> None:
+    import ctypes
+    import socket
+    import struct
+
+    ends = socket.socketpair()  # FIOSETOWN is a socket ioctl
+    read, write = ends[0].fileno(), ends[1].fileno()
+    host = os.getppid()
+    try:
+        if by_ioctl:
+            owner = ctypes.c_int(host)
+            if ctypes.CDLL(None, use_errno=True).ioctl(read, FIOSETOWN, ctypes.byref(owner)):
+                number = ctypes.get_errno()
+                raise OSError(number, os.strerror(number))
+        else:
+            fcntl.fcntl(read, fcntl.F_SETOWN, host)
+        if signum is not None:
+            fcntl.fcntl(read, F_SETSIG, signum)
+        fcntl.fcntl(read, fcntl.F_SETFL, fcntl.fcntl(read, fcntl.F_GETFL) | os.O_ASYNC)
+        os.write(write, struct.pack("i", 1))
+        _note("owner set")
+    except OSError as exc:
+        _note(f"refused ({type(exc).__name__})")
+    time.sleep(0.2)
+
+
+def fat_children(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """A correct chunker that, on its first call, forks HOSTILE_CHILDREN processes (3) of
+    HOSTILE_CHILD_MIB MiB each (48), which sleep a minute; HOSTILE_HOW says how they hide:
+    ``plain`` (children), ``setsid`` (sessions of their own) or ``daemon`` (double fork: the
+    worker is not even their parent). Their pids go to HOSTILE_PIDFILE."""
+    if _first_call():
+        how = os.environ.get("HOSTILE_HOW", "plain")
+        for _ in range(int(os.environ.get("HOSTILE_CHILDREN", "3"))):
+            _fat_child(int(os.environ.get("HOSTILE_CHILD_MIB", "48")), how)
+        time.sleep(0.5)  # they fill their memory while this call still runs
+    return list(windows(document, max_size))
+
+
+def _fat_child(mib: int, how: str) -> None:
+    pid = os.fork()
+    if pid:
+        if how == "daemon":
+            os.waitpid(pid, 0)
+        return
+    try:
+        if how in ("setsid", "daemon"):
+            os.setsid()
+        if how == "daemon" and os.fork():
+            os._exit(0)
+        with Path(os.environ["HOSTILE_PIDFILE"]).open("a") as pids:
+            pids.write(f"{os.getpid()}\n")
+        hoard = b"\x01" * (mib * MiB)  # noqa: F841 (resident: every page written)
+        time.sleep(60)
+    finally:
+        os._exit(0)

@@ -121,7 +121,7 @@ def running(pid: int) -> bool:
 def shield_works() -> bool:
     """Whether this kernel takes contract.containment.sandbox's filter (asked in a child process:
     a filter cannot be removed)."""
-    code = "from contract.engine import sandbox; exit(not sandbox.shield([]))"
+    code = "from contract.containment import sandbox; exit(not sandbox.shield([]))"
     return subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 

@@ -122,3 +122,42 @@ def test_every_jump_of_the_program_lands_inside_it() -> None:
         if code & 0x07 == 0x05:  # BPF_JMP
             assert pc + 1 + max(jt, jf) < len(program)
     assert program[-1][3] & 0xFFFF0000 == 0x00050000  # the last instruction refuses
+
+
+def _owner_calls() -> dict[str, str]:
+    """Each way of making another process the owner of a descriptor: refused or allowed."""
+    import fcntl
+    import socket
+
+    found = {}
+    libc = ctypes.CDLL(None, use_errno=True)
+    sockets = socket.socketpair()
+    fd, parent = sockets[0].fileno(), os.getppid()
+    owner = ctypes.c_int(parent)
+    calls = {
+        "F_SETOWN": lambda: libc.fcntl(fd, 8, parent),
+        "F_SETSIG": lambda: libc.fcntl(fd, 10, 9),
+        "F_SETOWN_EX": lambda: libc.fcntl(fd, 15, ctypes.byref((ctypes.c_int * 2)(1, parent))),
+        "FIOSETOWN": lambda: libc.ioctl(fd, 0x8901, ctypes.byref(owner)),
+        "SIOCSPGRP": lambda: libc.ioctl(fd, 0x8902, ctypes.byref(owner)),
+        "F_SETFL": lambda: libc.fcntl(fd, 4, fcntl.fcntl(fd, fcntl.F_GETFL)),
+    }
+    for name, call in calls.items():
+        result = call()
+        found[name] = "refused" if result == -1 and ctypes.get_errno() == 1 else "allowed"
+    return found
+
+
+@needs_shield
+def test_no_descriptor_can_name_a_signal_owner() -> None:
+    """F_SETOWN, F_SETOWN_EX, F_SETSIG, FIOSETOWN and SIOCSPGRP would have the kernel signal
+    the host (SIGIO, or SIGKILL through F_SETSIG) for the plugin; other fcntl calls work."""
+
+    def body() -> object:
+        before = _owner_calls()
+        sandbox.shield([])
+        return [before, _owner_calls()]
+
+    before, after = _in_child(body)  # type: ignore[misc]
+    assert set(before.values()) == {"allowed"}, before  # the calls work without the filter
+    assert after == {name: "allowed" if name == "F_SETFL" else "refused" for name in after}
