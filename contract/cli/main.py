@@ -305,6 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``chunk-contract`` console script."""
     require_posix()  # one line and exit 2 where fork/resource are missing (Windows)
     reaper.adopt_orphans()  # what a plugin started and left behind is killed at exit
+    reaper.undumpable()  # no plugin process can open this one's /proc/PID/mem or fd
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] in DELEGATED:

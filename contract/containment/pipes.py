@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import selectors
 import subprocess
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 #: Seconds the outputs are still read after the child has exited (what it wrote is already in
@@ -120,3 +122,25 @@ def _close(child: subprocess.Popen[bytes]) -> None:
         if stream is not None:
             with contextlib.suppress(OSError):
                 stream.close()
+
+
+#: Descriptors above this are not looked for (a process that opened more is no plugin's host).
+_FD_CEILING = 2**20
+
+
+def close_inherited(keep: Iterable[int] = ()) -> None:
+    """Closes every descriptor above 2 but those in ``keep``: first thing in a process that is
+    about to run plugin code, so it holds none of its parent's pipes (under ``-n``, the pool's
+    result pipe), sockets or files, whatever their close-on-exec flag."""
+    low = 3
+    for fd in sorted({k for k in keep if k >= 3}):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, _highest_fd())
+
+
+def _highest_fd() -> int:
+    """One past the highest descriptor this process can hold (close_range makes it cheap)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    limits = [x for x in (soft, hard, os.sysconf("SC_OPEN_MAX")) if 0 < x < _FD_CEILING]
+    return max([*limits, 1024])

@@ -36,6 +36,7 @@ from contract.containment import procs
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_DUMPABLE = 4
 #: Rounds of :func:`kill_adopted` (each kills what the last one's victims had started).
 ADOPTED_ROUNDS = 50
 #: Seconds a group that cleans up after itself (``tidy``) gets between SIGTERM and SIGKILL.
@@ -120,6 +121,23 @@ def prctl() -> Callable[..., int] | None:
     call.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
     call.restype = ctypes.c_int
     return call
+
+
+def undumpable() -> bool:
+    """Makes this process non-dumpable (Linux PR_SET_DUMPABLE 0): its ``/proc/PID/mem``,
+    ``/proc/PID/fd`` and the like then need CAP_SYS_PTRACE, which no plugin process has, even
+    as the same user (see contract.containment.sandbox). Its forks inherit it; an ``exec``
+    resets it. Called by every process that starts plugin code (the host, each ``-n``
+    process). Returns False where that is not available."""
+    call = prctl()
+    return call is not None and call(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+
+
+def dumpable() -> bool:
+    """Makes this process dumpable again (a worker, whose memory is the plugin's own, so the
+    host can read its proportional memory in ``/proc/PID/smaps_rollup``); False if not."""
+    call = prctl()
+    return call is not None and call(_PR_SET_DUMPABLE, 1, 0, 0, 0) == 0
 
 
 def die_with_parent(signum: int, parent_pid: int) -> bool:

@@ -25,7 +25,15 @@ inherits and none can remove:
 Linux on x86-64 and AArch64 only; elsewhere, or where the kernel refuses the filter, nothing is
 installed and :func:`shield` returns False (the group kills and the bounded reads still hold).
 ``PR_SET_NO_NEW_PRIVS`` is set with it: a plugin cannot gain privileges through a set-uid
-program. Root in a container is still root for files: the filter guards processes only.
+program.
+
+Capabilities: a plugin that runs as root (CI containers) loses every capability first: the
+bounding set is emptied (``PR_CAPBSET_DROP``, so no program it executes gets any back), the
+ambient set cleared, and the effective, permitted and inheritable sets zeroed (``capset``).
+Without CAP_SYS_PTRACE it cannot open ``/proc/HOST/mem`` or ``/proc/HOST/fd`` of a host made
+non-dumpable (:func:`contract.containment.reaper.undumpable`); without CAP_KILL it cannot
+signal other users' processes; without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH, files are
+checked by their owner and mode (root still owns most of them: see docs/threat-model.md).
 """
 
 from __future__ import annotations
@@ -40,6 +48,12 @@ from collections.abc import Callable, Iterable
 from contract.containment import procs, reaper
 
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAP_VERSION_3 = 0x20080522
+#: Capability numbers tried when emptying the bounding set (the kernel knows about 41).
+_CAP_COUNT = 64
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
 _RET_ALLOW = 0x7FFF0000
@@ -118,17 +132,63 @@ def prepare(pids: Iterable[int]) -> Callable[[], bool]:
     prctl = reaper.prctl()
     if program is None or prctl is None:
         return lambda: False
+    drop = capability_dropper()
     code = b"".join(struct.pack("HBBI", *instruction) for instruction in program)
     buffer = ctypes.create_string_buffer(code, len(code))
     fprog = ctypes.create_string_buffer(struct.pack("HxxxxxxP", len(program),
                                                     ctypes.addressof(buffer)), 16)
 
     def install(_keep: object = (buffer, fprog)) -> bool:  # the buffers live as long as it
+        drop()
         if prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             return False
         return prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) == 0
 
     return install
+
+
+def capability_dropper() -> Callable[[], bool]:
+    """The call that drops every capability of the calling process for good (see the module
+    doc), built now (safe between fork and exec); it returns True when none is left."""
+    prctl, capset = reaper.prctl(), _libc_call("capset")
+    if prctl is None or capset is None:
+        return lambda: False
+    header = ctypes.create_string_buffer(struct.pack("Ii", _CAP_VERSION_3, 0), 8)
+    data = ctypes.create_string_buffer(bytes(24), 24)  # two of {effective, permitted, inheritable}
+
+    def drop(_keep: object = (header, data)) -> bool:
+        for cap in range(_CAP_COUNT):
+            prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # EINVAL past the last one, EPERM unprivileged
+        prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        return capset(ctypes.addressof(header), ctypes.addressof(data)) == 0
+
+    return drop
+
+
+def capabilities() -> tuple[int, int] | None:
+    """This process's effective and bounding capability masks (Linux /proc), or None."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            found = dict(line.split(":", 1) for line in status if line.startswith("Cap"))
+    except (OSError, ValueError):
+        return None
+    try:
+        return int(found["CapEff"], 16), int(found["CapBnd"], 16)
+    except (KeyError, ValueError):
+        return None
+
+
+def _libc_call(name: str) -> Callable[..., int] | None:
+    """libc's ``name`` taking two pointers (Linux), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        call = getattr(ctypes.CDLL(None, use_errno=True), name)
+    except (OSError, AttributeError):
+        return None
+    call.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    call.restype = ctypes.c_int
+    return call  # type: ignore[no-any-return]
 
 
 def filter_program(values: list[int]) -> list[Instruction] | None:

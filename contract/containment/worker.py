@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, NoReturn, Self
 
-from contract.containment import framing, reaper, sandbox
+from contract.containment import framing, pipes, reaper, sandbox
 from contract.containment.framing import FrameClosed, FrameError, FrameTimeout
 
 Kind = Literal["ok", "error", "timeout", "memory", "crash"]
@@ -420,6 +420,7 @@ class Worker:
 
     def _fork(self, output: int) -> _Child:
         """Forks the child with its two pipes; the parent's ends are non-blocking."""
+        reaper.undumpable()  # the plugin cannot open this process's /proc/PID/mem or fd
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         parent_pid, pdeathsig = os.getpid(), _pdeathsig_setter()
@@ -679,6 +680,8 @@ def _child_main(
         global CHILD_REPLY_FD
         CHILD_REPLY_FD = replies
         _redirect_output(output)
+        pipes.close_inherited((requests, replies))  # none of the host's pipes, files, sockets
+        reaper.dumpable()  # the host may read this process's memory use; the plugin is inside
         _enable_faulthandler()
         _limit_resources(memory_mb)
         sandbox.shield()  # the plugin cannot signal, trace or re-limit the host or its ancestors

@@ -85,6 +85,7 @@ def _communicate(
     target: str, payload: str, env: dict[str, str], deadline: float
 ) -> tuple[int | None, bytes, bytes]:
     """Runs the child on ``payload``; (exit status or None on a hang, stdout, stderr)."""
+    reaper.undumpable()  # the plugin cannot open this process's /proc/PID/mem or fd
     with reaper.signals_blocked():
         child = subprocess.Popen(
             [sys.executable, "-m", "contract.engine.crossrun", target],
@@ -182,6 +183,7 @@ def first_difference(before: list[dict[str, Any]], after: list[dict[str, Any]]) 
 
 def _contain_self() -> None:
     """First thing in the child: die with the parent, then cap the address space."""
+    pipes.close_inherited()  # only stdin, stdout and stderr: none of the host's descriptors
     parent = os.environ.get(_ENV_PARENT, "")
     if parent.isdigit():
         signal.signal(signal.SIGTERM, _kill_own_group)

@@ -99,6 +99,7 @@ def _pool_process_started(host_pid: int) -> None:
     """
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
+    reaper.undumpable()  # inherited from the host; said again, it costs nothing
     for signum in reaper.SIGNALS:
         signal.signal(signum, _pool_process_stop)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, set(reaper.SIGNALS))  # forked while blocked

@@ -57,7 +57,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Self
 
-from contract.containment import procs, sandbox
+from contract.containment import procs, reaper, sandbox
 from contract.containment.worker import Outcome
 from contract.generation.families import FAMILIES
 from contract.transport import wire
@@ -326,6 +326,7 @@ class ExecChild:
         return proc
 
     def _spawn(self) -> _Proc:
+        reaper.undumpable()  # the child cannot open this process's /proc/PID/mem or fd
         cgroup = self._cgroup()
         mover = _before_exec(None if cgroup is None else cgroup.procs_file)
         try:

@@ -63,8 +63,8 @@ def test_a_worker_holds_only_its_pipes_and_capture_file() -> None:
     finally:
         os.close(keep)
     assert outcome.ok, outcome
-    assert keep not in outcome.value or keep <= 5, outcome.value
-    assert len(outcome.value) <= 7, outcome.value  # 0-2, two pipe ends, capture file, listdir
+    assert keep not in outcome.value, outcome.value
+    assert len(outcome.value) == 6, outcome.value  # 0-2, the two pipe ends, listdir's own
 
 
 # ----------------------------------------------------------------------- the host's /proc
