@@ -9,37 +9,45 @@ cores does not change its verdict). The merge keeps, for every
 invariant, ``violated`` if any process saw a violation (the counterexample with the smallest
 document wins), else ``passed`` if any process exercised it, else ``skipped``.
 
-Containment: each pool process leads a process group of its own (made from both sides, so no
-signal falls between fork and registration), is registered with :mod:`contract.containment.reaper`,
-and gets PR_SET_PDEATHSIG=SIGTERM, on which it kills what it registered and its own group. A
-signal to the host, or a pool process that dies (``BrokenProcessPool``), ends the run with a
-result marked interrupted that merges the processes that finished.
+Containment: each pool process is forked by the host, leads a process group of its own (made
+from both sides, so no signal falls between fork and registration), is registered with
+:mod:`contract.containment.reaper`, is non-dumpable, and gets PR_SET_PDEATHSIG=SIGTERM, on
+which it kills what it registered and its own group. It runs plugin code beneath it, so what it
+sends is never unpickled: its progress and its result come back as length-framed JSON
+(:mod:`contract.containment.framing`, :mod:`contract.engine.resultcodec`) over a pipe of its
+own, and a malformed message is that process's failure. A signal to the host, or a pool process
+that dies or fails, ends the run with a result marked interrupted that merges the processes
+that finished.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import random
+import select
 import signal
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import replace
-from multiprocessing import get_context
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, NoReturn
 
-from contract.containment import reaper
+from contract.containment import framing, reaper
+from contract.engine import resultcodec
 from contract.engine.events import Event, Finished, Listener, Progress, Started
 from contract.engine.results import InvariantResult, RunResult, RunSettings
 from contract.engine.runner import run
-from contract.spec.registry import registry, select
+from contract.spec.registry import registry
+from contract.spec.registry import select as selected
 from contract.transport.loading import load
 from contract.transport.targets import Plugin
 
-_PLUGIN: Plugin | None = None  # inherited by the forked processes
-_EVENTS: Any = None  # the jobs' progress, to the parent (a multiprocessing queue)
+#: Sequence number of every frame a pool process sends.
+_SEQ = 1
+#: Seconds between looks at the pool processes; a frame's header gets as long to arrive.
+_TICK = 0.2
+#: Bytes one message of a pool process may take (a result holds a few counterexamples).
+_MESSAGE_LIMIT = 256 * 2**20
+_FAILURE_CHARS = 500
 #: The selection of the process that runs only the timing probe.
 PROBE_ONLY = ("scales_linearly",)
 #: Processes per CPU that ``--force-jobs`` allows, at most.
@@ -80,15 +88,20 @@ def check_jobs(jobs: int, *, force: bool = False) -> int:
                      f"use -n {limit} (or -n auto), or add --force-jobs to oversubscribe")
 
 
-def _one(job: tuple[int, RunSettings]) -> RunResult:
-    assert _PLUGIN is not None
+def _one(job: tuple[int, RunSettings], plugin: Plugin, fd: int) -> RunResult:
+    """In a pool process: runs its part, sending its progress to the host as frames."""
     number, settings = job
 
     def report(event: Event) -> None:
-        if isinstance(event, Progress) and _EVENTS is not None and settings.only != PROBE_ONLY:
-            _EVENTS.put((number, event.examples, event.violated))
+        if isinstance(event, Progress) and settings.only != PROBE_ONLY:
+            _send(fd, ["progress", number, event.examples, list(event.violated)])
 
-    return run(_PLUGIN, settings, report)
+    return run(plugin, settings, report)
+
+
+def _send(fd: int, message: list[Any]) -> None:
+    """One framed JSON message to the host (blocking: the host reads all the time)."""
+    framing.write_frame(fd, _SEQ, framing.encode(message))
 
 
 def _pool_process_started(host_pid: int) -> None:
@@ -110,6 +123,25 @@ def _pool_process_stop(signum: int, frame: object) -> None:
     """A pool process told to stop: kill what it registered, then its own group (itself)."""
     reaper.kill_all()
     os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+def _pool_process_main(
+    job: tuple[int, RunSettings], plugin: Plugin, fd: int, host_pid: int
+) -> NoReturn:
+    """A pool process from fork to exit: its part's result, or why it failed, as one frame."""
+    code = 1
+    try:
+        _pool_process_started(host_pid)
+        result = _one(job, plugin, fd)
+        _send(fd, ["result", resultcodec.encode(result)])
+        code = 0
+    except BaseException as exc:
+        with contextlib.suppress(BaseException):
+            _send(fd, ["failed", f"{type(exc).__name__}: {exc}"[:_FAILURE_CHARS]])
+    finally:
+        with contextlib.suppress(BaseException):
+            reaper.kill_all()
+        os._exit(code)
 
 
 def run_parallel(
@@ -162,99 +194,144 @@ def _active(plugin: Plugin, settings: RunSettings) -> tuple[str, ...]:
     rules = registry()
     return tuple(
         i
-        for i in select(settings.only, settings.skip)
+        for i in selected(settings.only, settings.skip)
         if rules[i].applies_to(plugin.kind, plugin.declarations.promises)
     )
+
+
+@dataclass
+class _Member:
+    """One pool process as the host sees it: its part, pid (= group), the pipe it sends on."""
+
+    number: int
+    pid: int
+    fd: int
+    result: RunResult | None = None
+    failure: str = ""
+    open: bool = True
 
 
 def _run_pool(
     plugin: Plugin, parts: list[tuple[int, RunSettings]], total: int, emit: Listener
 ) -> tuple[list[tuple[int, RunResult]], str]:
-    """Runs every part in a contained pool: (the results that came back, why it stopped)."""
-    global _PLUGIN, _EVENTS
-    context = get_context("fork")
-    _PLUGIN, _EVENTS = plugin, context.Queue()
-    pool = ProcessPoolExecutor(
-        len(parts), mp_context=context, initializer=_pool_process_started,
-        initargs=(os.getpid(),),
-    )
-    futures: dict[Future[RunResult], int] = {}
-    groups: list[int] = []
+    """Runs every part in a contained process: (the results that came back, why it stopped)."""
+    members: list[_Member] = []
     stop = ""
     try:
         with reaper.signals_blocked():
-            futures = {pool.submit(_one, part): part[0] for part in parts}
-            groups = _contain(pool)
-        stop = _forward_progress(futures, _EVENTS, total, emit)
+            for part in parts:
+                members.append(_start_member(part, plugin, [m.fd for m in members]))
+        stop = _forward_progress(members, total, emit)
     except reaper.Interrupted as exc:
         stop = exc.reason
     finally:
-        _PLUGIN, _EVENTS = None, None
-        _stop_pool(pool, groups, wait=not stop)
-    return _collected(futures), stop
+        _stop_pool(members, wait=not stop)
+    done = [(m.number, m.result) for m in members if m.result is not None]
+    return sorted(done, key=lambda item: item[0]), stop
 
 
-def _contain(pool: ProcessPoolExecutor) -> list[int]:
-    """Makes each pool process lead its own group (from this side too: no race) and
-    registers it; returns the group ids."""
-    pids = list(getattr(pool, "_processes", None) or {})  # started at the first submit (fork)
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            os.setpgid(pid, pid)
-        reaper.register(pid, "-n pool process", tidy=True)
-    return pids
+def _start_member(part: tuple[int, RunSettings], plugin: Plugin, others: list[int]) -> _Member:
+    """Forks one pool process (its own group, made from both sides: no race) and registers it."""
+    read, write = os.pipe()
+    host = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        for fd in (read, *others):  # the other processes' pipes are none of its business
+            os.close(fd)
+        _pool_process_main(part, plugin, write, host)
+    os.close(write)
+    os.set_blocking(read, False)
+    with contextlib.suppress(OSError):
+        os.setpgid(pid, pid)
+    reaper.register(pid, "-n pool process", tidy=True)
+    return _Member(part[0], pid, read)
 
 
-def _stop_pool(pool: ProcessPoolExecutor, groups: list[int], *, wait: bool) -> None:
-    """Shuts the pool down, then kills what is left in its processes' groups."""
+def _stop_pool(members: list[_Member], *, wait: bool) -> None:
+    """Ends every pool process (at once when the run stopped), then kills what is left in
+    their groups, reaps them and closes their pipes."""
     if not wait:
-        for pgid in groups:
-            reaper.kill_group(pgid, signal.SIGTERM)  # each kills its own workers' groups
+        for member in members:
+            reaper.kill_group(member.pid, signal.SIGTERM)  # each kills its own workers' groups
         time.sleep(reaper.GRACE)
-    pool.shutdown(wait=wait, cancel_futures=True)
-    for pgid in groups:
-        reaper.kill_group(pgid)  # orphans a plugin left behind in a pool process's group
-        reaper.unregister(pgid)
+    for member in members:
+        reaper.kill_group(member.pid)  # orphans a plugin left behind in a pool process's group
+        reaper.unregister(member.pid)
+        with contextlib.suppress(OSError):
+            os.waitpid(member.pid, 0)
+        with contextlib.suppress(OSError):
+            os.close(member.fd)
 
 
-def _collected(futures: dict[Future[RunResult], int]) -> list[tuple[int, RunResult]]:
-    """(part number, result) of every part that finished, in part order."""
-    out = []
-    for future, number in futures.items():
-        if future.done() and not future.cancelled() and future.exception() is None:
-            out.append((number, future.result()))
-    return sorted(out, key=lambda item: item[0])
-
-
-def _forward_progress(
-    futures: dict[Future[RunResult], int], events: Any, total: int, emit: Listener
-) -> str:
-    """Waits for every part, emitting their summed progress; why the run stopped, or ""."""
+def _forward_progress(members: list[_Member], total: int, emit: Listener) -> str:
+    """Reads every process's messages until all have ended, emitting their summed progress;
+    why the run stopped, or ""."""
     counts: dict[int, int] = {}
     violated: dict[str, None] = {}
-    while not all(f.done() for f in futures):
-        failed = [f for f in futures if f.done() and f.exception() is not None]
+    while any(m.open for m in members):
+        for member in _readable(members):
+            message = _receive(member)
+            if message is not None and message[0] == "progress":
+                counts[message[1]] = message[2]
+                violated.update(dict.fromkeys(message[3]))
+                emit(Progress(sum(counts.values()), total, tuple(violated)))
+        failed = [m for m in members if m.failure]
         if failed:
-            return _died(failed[0].exception(), violated)
-        try:
-            number, examples, found = events.get(timeout=0.2)
-        except queue.Empty:
-            continue
-        counts[number] = examples
-        violated.update(dict.fromkeys(found))
-        emit(Progress(sum(counts.values()), total, tuple(violated)))
-    failed = [f for f in futures if f.exception() is not None]
-    return _died(failed[0].exception(), violated) if failed else ""
+            return _died(failed[0].failure, violated)
+    return ""
 
 
-def _died(exc: BaseException | None, violated: dict[str, None]) -> str:
+def _readable(members: list[_Member]) -> list[_Member]:
+    """The members with something to read (or an end of file), within _TICK s."""
+    poller = select.poll()
+    for member in members:
+        if member.open:
+            poller.register(member.fd, select.POLLIN)
+    ready = {fd for fd, _ in poller.poll(_TICK * 1000)}
+    return [m for m in members if m.open and m.fd in ready]
+
+
+def _receive(member: _Member) -> list[Any] | None:
+    """One message of ``member``, checked; None at its end (or when it failed: see
+    ``member.failure``). A malformed message is that process's failure, nothing else."""
+    try:
+        message = framing.receive_frame(member.fd, _SEQ, deadline=time.monotonic() + _TICK,
+                                        limit=_MESSAGE_LIMIT)
+        return _checked(member, message)
+    except framing.FrameClosed:
+        member.open = False
+        if member.result is None and not member.failure:
+            member.failure = "a -n process died (killed from outside, or out of memory)"
+    except (framing.FrameError, framing.FrameTimeout, ValueError) as exc:
+        member.open = False
+        member.failure = f"a -n process sent a malformed message ({exc})"
+    return None
+
+
+def _checked(member: _Member, message: Any) -> list[Any] | None:
+    """A progress message as is; a result or failure recorded on ``member``; else ValueError."""
+    kind = message[0] if type(message) is list and message else None
+    if kind == "progress" and len(message) == 4 and _progress_shape(message):
+        return message  # type: ignore[no-any-return]
+    if kind == "result" and len(message) == 2:
+        member.result = resultcodec.decode_result(message[1])
+        return None
+    if kind == "failed" and len(message) == 2 and type(message[1]) is str:
+        member.failure = f"a -n process failed ({message[1][:_FAILURE_CHARS]})"
+        return None
+    raise ValueError(f"an unknown message: {str(message)[:80]}")
+
+
+def _progress_shape(message: list[Any]) -> bool:
+    _, number, examples, found = message
+    return (type(number) is int and type(examples) is int and type(found) is list
+            and all(type(x) is str for x in found))
+
+
+def _died(failure: str, violated: dict[str, None]) -> str:
     """The reason a parallel run stopped because one of its processes failed."""
-    if isinstance(exc, BrokenProcessPool):
-        what = "a -n process died (killed from outside, or out of memory)"
-    else:
-        what = f"a -n process failed ({type(exc).__name__}: {exc})"
     lost = f"; violations seen there were lost: {', '.join(violated)}" if violated else ""
-    return f"{what}: the run is incomplete{lost}"
+    return f"{failure}: the run is incomplete{lost}"
 
 
 def _nothing_back(plugin: Plugin, settings: RunSettings, base: int, stop: str) -> RunResult:
