@@ -10,8 +10,13 @@ of its own, registered with :mod:`contract.containment.reaper`; it caps its own 
 (RLIMIT_AS, the worker's ``memory_mb`` above its start size) before it loads the plugin; it
 dies with its parent (PR_SET_PDEATHSIG); and past its deadline its whole group is killed.
 Documents and chunk records cross the pipe as :mod:`contract.exactjson`, so separated
-surrogates stay apart. A fresh interpreter that hangs, dies or answers garbage is a finding
-(:attr:`Rerun.failure`), never a silent pass.
+surrogates stay apart.
+
+Its outcome is the one message it writes on its answer channel (a private copy of its stdout):
+``{"answers": [...]}``, or ``{"unloadable": why}`` when the target cannot be loaded there; its
+exit status says nothing, since the plugin, loaded in it, can choose it. A fresh interpreter
+that hangs, dies, exits or answers anything else is a finding (:attr:`Rerun.failure`), never a
+silent pass; so is one that cannot load a target the worker loaded by name (``required``).
 
     python -m contract.engine.crossrun TARGET < cases.json > chunks.json   (the child side)
 """
@@ -38,8 +43,8 @@ SAMPLES = 8
 STARTUP_SECONDS = 10.0
 #: Characters of the fresh interpreter's stderr quoted in a finding.
 TAIL_CHARS = 1500
-#: Exit status of a child that could not load the target (no verdict: not a finding).
-EXIT_UNLOADABLE = 3
+#: Characters of the reason a target could not be loaded that the answer carries.
+REASON_CHARS = 500
 _ENV_MEMORY = "CHUNK_CONTRACT_RERUN_MEMORY_MB"
 _ENV_PARENT = "CHUNK_CONTRACT_RERUN_PARENT"
 
@@ -55,7 +60,8 @@ class Rerun:
     answers: list[Answer] = field(default_factory=list)
     #: Why it gave no answers (hang, death, unreadable output); "" when it answered.
     failure: str = ""
-    #: False when the target cannot be loaded by name in a new interpreter: no verdict at all.
+    #: False when the target cannot be loaded by name in a new interpreter and the caller did
+    #: not require it (a plugin object given through the API): no verdict at all.
     loadable: bool = True
 
 
@@ -67,8 +73,14 @@ def rerun(
     memory_mb: int | None = 1024,
     hash_seed: int | None = None,
     startup: float = STARTUP_SECONDS,
+    required: bool = True,
 ) -> Rerun:
-    """Chunk ``cases`` in a new, contained interpreter with another hash seed."""
+    """Chunk ``cases`` in a new, contained interpreter with another hash seed.
+
+    ``required``: the target was loaded by name (the worker did it), so a fresh interpreter
+    that cannot load it is a failure; else (an API object, perhaps not importable by name) it
+    gives no verdict (``loadable=False``).
+    """
     seed = hash_seed if hash_seed is not None else random.randrange(1, 2**31)
     payload = exactjson.dumps([{"document": d, "config": c.as_dict()} for d, c in cases])
     deadline = startup + timeout * len(cases)
@@ -78,7 +90,10 @@ def rerun(
         code, out, err = _communicate(target, payload, env, deadline)
     except OSError as exc:
         return Rerun(seed, failure=f"could not be started: {exc}")
-    return _outcome(seed, code, out, err, deadline, len(cases))
+    done = _outcome(seed, code, out, err, deadline, len(cases))
+    if not done.loadable and required:
+        return Rerun(seed, failure=f"could not load the target the worker loaded: {done.failure}")
+    return done
 
 
 def _communicate(
@@ -110,21 +125,35 @@ def _communicate(
 
 def _outcome(seed: int, code: int | None, out: bytes, err: bytes, deadline: float,
              count: int) -> Rerun:
-    """The Rerun for the child's exit status and output."""
+    """The Rerun for the child's answer; its exit status only describes a missing one."""
     tail = _tail(err)
     if code is None:
         return Rerun(seed, failure=f"did not answer within {deadline:g} s (killed){tail}")
-    if code == EXIT_UNLOADABLE:
-        return Rerun(seed, loadable=False)
-    if code != 0:
-        return Rerun(seed, failure=f"died ({_describe(code)}) before answering{tail}")
+    if not out:
+        how = f"died ({_describe(code)})" if code else "exited with status 0"
+        return Rerun(seed, failure=f"{how} before answering{tail}")
     try:
-        answers = exactjson.loads(out)
+        message = exactjson.loads(out)
     except ValueError as exc:
         return Rerun(seed, failure=f"answered output that is not its JSON reply ({exc}){tail}")
+    return _answered(seed, message, count, tail)
+
+
+def _answered(seed: int, message: Any, count: int, tail: str) -> Rerun:
+    """The Rerun for a parsed answer: its replies, the reason it could not load, or garbage."""
+    shape = sorted(message) if isinstance(message, dict) else None
+    if shape == ["unloadable"] and isinstance(message["unloadable"], str):
+        return Rerun(seed, failure=message["unloadable"][:REASON_CHARS], loadable=False)
+    answers = message.get("answers") if shape == ["answers"] else None
     if not isinstance(answers, list) or len(answers) != count:
-        return Rerun(seed, failure=f"answered {type(answers).__name__}, not {count} replies")
+        return Rerun(seed, failure=f"answered {_brief(message)}, not {count} replies{tail}")
     return Rerun(seed, answers)
+
+
+def _brief(value: Any) -> str:
+    """A short repr of an answer, for a finding."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _describe(code: int) -> str:
@@ -260,19 +289,25 @@ def _serve(target: str) -> int:
 
     try:
         plugin = load(target)
-    except TargetError:
-        return EXIT_UNLOADABLE
+    except TargetError as exc:
+        _reply(answer, {"unloadable": str(exc)[:REASON_CHARS]})
+        return 0
     _cap_memory_from_env()
     cases = exactjson.loads(sys.stdin.buffer.read())
-    out = [_answer_case(plugin, case) for case in cases]
-    answer.write(exactjson.dumps(out))
-    answer.flush()
+    _reply(answer, {"answers": [_answer_case(plugin, case) for case in cases]})
     return 0
+
+
+def _reply(answer: Any, message: dict[str, Any]) -> None:
+    """The one message of the answer channel."""
+    answer.write(exactjson.dumps(message))
+    answer.flush()
 
 
 def _main(target: str) -> None:
     """Serve, then leave at once: a non-daemon thread the plugin started must not hold the
-    interpreter (and the caller's deadline) after the answer is written."""
+    interpreter (and the caller's deadline) after the answer is written. The exit status
+    means nothing to the caller (see the module doc)."""
     code = 1
     try:
         code = _serve(target)

@@ -391,13 +391,14 @@ def _fresh_interpreter(plugin: Plugin, session: Session, explored: _Explored) ->
     if not samples:
         return
     done = crossrun.rerun(
-        plugin.target,
+        plugin.spec or plugin.target,
         [(s.document, s.config) for s in samples],
         timeout=session.timeout,
         memory_mb=session.memory_mb,
+        required=plugin.spec is not None,  # the worker loaded this very name
     )
     if not done.loadable:
-        return  # the target cannot be loaded by name in a new interpreter: no verdict
+        return  # an API object that cannot be loaded by name in a new interpreter: no verdict
     where = f"a fresh interpreter (PYTHONHASHSEED={done.hash_seed})"
     if done.failure:
         _fresh_finding(explored, samples[0], f"{where} {done.failure}")

@@ -99,9 +99,38 @@ def test_memory_cap_stops_a_fresh_only_allocation() -> None:
     assert "raised MemoryError" in (crossrun.difference([], answer) or "")
 
 
-def test_unloadable_target_gives_no_verdict() -> None:
+def test_an_api_object_that_cannot_be_loaded_by_name_gives_no_verdict() -> None:
+    done = crossrun.rerun("no/such/file.py:split", CASES, timeout=5, required=False)
+    assert not done.loadable and "no/such/file.py" in done.failure
+
+
+def test_a_target_the_worker_loaded_but_the_fresh_interpreter_cannot_is_a_failure() -> None:
     done = crossrun.rerun("no/such/file.py:split", CASES, timeout=5)
-    assert not done.loadable and not done.failure
+    assert done.loadable and "could not load the target the worker loaded" in done.failure
+
+
+HOSTILE = HERE.parent / "hostile"
+
+
+@pytest.mark.parametrize(
+    ("module", "says"),
+    [("fresh_exit.py", "died (exit status 3) before answering"),
+     ("fresh_import_error.py", "ImportError: only in a fresh interpreter")],
+)
+def test_the_exit_status_of_the_fresh_interpreter_is_no_answer(module: str, says: str) -> None:
+    """Exit status 3 once meant "cannot load it here: no verdict", and a plugin could choose it."""
+    done = crossrun.rerun(f"{HOSTILE / module}:split", CASES, timeout=5)
+    assert done.loadable and says in done.failure, done.failure
+
+
+def test_an_answer_is_the_message_whatever_the_exit_status() -> None:
+    answer = b'{"answers": [[]]}'
+    assert crossrun._outcome(1, 3, answer, b"", 5.0, 1).answers == [[]]
+    silent = crossrun._outcome(1, 0, b"", b"", 5.0, 1)
+    assert "exited with status 0 before answering" in silent.failure
+    for garbage in (b'[[]]', b'{"answers": [[]], "x": 1}', b'{"unloadable": 3}', b'{"answers": 1}'):
+        done = crossrun._outcome(1, 0, garbage, b"", 5.0, 1)
+        assert done.loadable and done.failure.startswith("answered"), garbage
 
 
 def _deterministic(name: str, **extra: object) -> str:
