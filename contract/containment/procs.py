@@ -18,7 +18,9 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Collection, Iterable
 from pathlib import Path
+from typing import Any
 
 _PROC = Path("/proc")
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -26,6 +28,8 @@ _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 # Fields of /proc/PID/stat after the ")" that closes the command name (field 3 is index 0).
 _STATE, _PPID, _PGRP, _SESSION = 0, 1, 2, 3
 _UTIME, _STIME, _CUTIME, _CSTIME, _RSS = 11, 12, 13, 14, 21
+#: The index of the resident size (in pages) in :func:`stat`'s fields, and the page size.
+RSS, PAGE = _RSS, _PAGE
 
 
 def stat(pid: int | str) -> list[str] | None:
@@ -84,6 +88,73 @@ def session_cpu_seconds(leader: int) -> float:
 def session_rss(leader: int) -> int:
     """Resident bytes of every live process of the group, summed."""
     return sum(int(fields[_RSS]) for _, fields in members(leader)) * _PAGE
+
+
+def tree(root: int, *, adopter: int | None = None, known: Collection[int] = ()) -> list[int]:
+    """Every live process of ``root``'s tree, from one /proc scan: ``root``, the members of its
+    session and process group, the processes ``adopter`` (a subreaper) adopted that are not
+    ``known`` and left its session (a plugin's daemons), and every descendant of all these."""
+    table = _table()
+    picked = {pid for pid, f in table.items() if str(root) in (f[_SESSION], f[_PGRP])}
+    picked.update(pid for pid in (root,) if pid in table)
+    if adopter is not None and adopter in table:
+        home = table[adopter][_SESSION]
+        picked.update(pid for pid, f in table.items()
+                      if f[_PPID] == str(adopter) and pid not in known and f[_SESSION] != home)
+    children: dict[str, list[int]] = {}
+    for pid, fields in table.items():
+        children.setdefault(fields[_PPID], []).append(pid)
+    stack = list(picked)
+    while stack:
+        for child in children.get(str(stack.pop()), []):
+            if child not in picked:
+                picked.add(child)
+                stack.append(child)
+    return sorted(picked)
+
+
+def tree_memory(root: int, **options: Any) -> tuple[int, list[int]]:
+    """Bytes of memory the tree of ``root`` (see :func:`tree`, same options) holds, and its
+    pids. Each process counts its proportional set size (shared pages divided among the
+    processes that share them, so forked copies are not counted twice), else its resident
+    size where /proc does not say."""
+    pids = tree(root, **options)
+    return sum(memory(pid) for pid in pids), pids
+
+
+def memory(pid: int) -> int:
+    """Bytes of memory ``pid`` holds: ``Pss`` of /proc/PID/smaps_rollup, else its resident
+    size, else 0 (gone)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
+            for line in rollup:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    fields = stat(pid)
+    return int(fields[_RSS]) * _PAGE if fields is not None else 0
+
+
+def kill_pids(pids: Iterable[int]) -> None:
+    """SIGKILLs each of ``pids`` (and the group it leads), quietly."""
+    for pid in pids:
+        if pid == os.getpid():
+            continue
+        for kill in (os.killpg, os.kill):
+            with contextlib.suppress(OSError):
+                kill(pid, signal.SIGKILL)
+
+
+def _table() -> dict[int, list[str]]:
+    """pid -> stat fields of every live (non-zombie) process."""
+    found = {}
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(_PROC):
+            fields = stat(entry.name) if entry.name.isdigit() else None
+            if fields is not None and fields[_STATE] != "Z":
+                found[int(entry.name)] = fields
+    return found
 
 
 def kill_tree(leader: int) -> None:

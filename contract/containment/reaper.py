@@ -168,6 +168,12 @@ def adopt_orphans() -> bool:
     return True
 
 
+def adopter() -> int | None:
+    """This process's pid if it adopts orphans (:func:`adopt_orphans`), else None."""
+    pid = os.getpid()
+    return pid if _STATE["adopting"] == str(pid) else None
+
+
 def kill_adopted() -> int:
     """After :func:`kill_all`, SIGKILLs every child this process still has, and the groups they
     lead, until none is left (ADOPTED_ROUNDS at most); returns how many. Only in the process

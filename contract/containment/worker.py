@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, NoReturn, Self
 
-from contract.containment import framing, pipes, reaper, sandbox
+from contract.containment import framing, pipes, procs, reaper, sandbox
 from contract.containment.framing import FrameClosed, FrameError, FrameTimeout
 
 Kind = Literal["ok", "error", "timeout", "memory", "crash"]
@@ -86,6 +86,11 @@ _INHERITED: list[object] = []
 _len = len
 #: In the child only: the fd its replies go to (tests write malformed frames through it).
 CHILD_REPLY_FD: int | None = None
+#: Seconds between two looks at the memory of the child's whole process tree (see TreeOverCap).
+TREE_TICK = 0.05
+#: A look at the tree that took s seconds waits WATCH_SHARE * s before the next one, so the
+#: parent spends at most 1/WATCH_SHARE of its time watching on a machine of many processes.
+WATCH_SHARE = 5
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,23 @@ class Outcome:
     def ok(self) -> bool:
         """True when the task returned a value."""
         return self.kind == "ok"
+
+
+class TreeOverCap(Exception):
+    """The child's whole process tree (the child, everything it started, in its group or not,
+    and what the parent adopted from it) held more memory than the cap allows.
+
+    RLIMIT_AS caps each process on its own: three children of 200 MiB each stay under a cap of
+    256 MiB apiece. The parent therefore sums the proportional memory of the tree
+    (:func:`contract.containment.procs.tree_memory`) every TREE_TICK s of a call, and between
+    calls at most as often.
+    """
+
+    def __init__(self, used: int, cap: int, memory_mb: int) -> None:
+        super().__init__(
+            f"the plugin's processes used {used >> 20} MiB, over the cap of {cap >> 20} MiB "
+            f"(the worker's start plus memory_mb={memory_mb}); all of them were killed"
+        )
 
 
 class _Child:
@@ -238,6 +260,8 @@ class Worker:
         self._output: int | None = None
         self._output_closer: weakref.finalize[..., Any] | None = None
         self._starts = 0
+        self._tree_cap: int | None = None
+        self._next_watch = 0.0
         self._seq = _HELLO
         self._closed = False
         self.hello: Outcome | None = None
@@ -331,17 +355,48 @@ class Worker:
             return self._crashed(started)
         except FrameError as exc:
             return self._bad_frame(exc, started)
+        except TreeOverCap as exc:
+            return self._over_cap(exc, started)
         return self._answered(reply, started)
 
     def _receive(self, child: _Child, seq: int, deadline: float, cap: int) -> Any:
-        """The decoded reply to request `seq`; FrameClosed when the child died instead."""
+        """The decoded reply to request `seq`; FrameClosed when the child died instead,
+        TreeOverCap when its process tree outgrew the memory cap while it worked."""
         others = [] if child.pidfd is None else [child.pidfd]
-        ready = framing.wait_readable(child.replies, others, deadline - time.monotonic())
-        if ready is None:
-            raise FrameTimeout("no reply")
+        while True:
+            self._watch_tree(child)
+            wait = deadline - time.monotonic()
+            if self._tree_cap is not None:
+                wait = min(wait, self._next_watch - time.monotonic())
+            ready = framing.wait_readable(child.replies, others, max(0.0, wait))
+            if ready is None and time.monotonic() >= deadline:
+                raise FrameTimeout("no reply")
+            if ready is not None:
+                break
         if ready != child.replies:
             raise FrameClosed("the worker exited")
         return framing.receive_frame(child.replies, seq, deadline=deadline, limit=cap)
+
+    def _watch_tree(self, child: _Child) -> None:
+        """When a look is due: the memory of the child's whole tree against the cap; over it,
+        every process of the tree is killed and TreeOverCap raised."""
+        if self._tree_cap is None or time.monotonic() < self._next_watch:
+            return
+        began = time.monotonic()
+        used, pids = procs.tree_memory(child.pid, adopter=reaper.adopter(),
+                                       known=set(reaper.registered()))
+        spent = time.monotonic() - began
+        self._next_watch = time.monotonic() + max(TREE_TICK, WATCH_SHARE * spent)
+        if used > self._tree_cap:
+            procs.kill_pids(pids)
+            assert self._memory_mb is not None
+            raise TreeOverCap(used, self._tree_cap, self._memory_mb)
+
+    def _over_cap(self, exc: TreeOverCap, started: float) -> Outcome:
+        """Discards the child whose tree outgrew the cap (a ``no_crash`` finding upstream)."""
+        self._discard()
+        elapsed = time.perf_counter() - started
+        return Outcome("error", None, "MemoryCapExceeded", str(exc), "", elapsed)
 
     def _answered(self, reply: Any, started: float) -> Outcome:
         """Turns the child's reply list into an Outcome (a reply of another shape is bad)."""
@@ -421,6 +476,8 @@ class Worker:
     def _fork(self, output: int) -> _Child:
         """Forks the child with its two pipes; the parent's ends are non-blocking."""
         reaper.undumpable()  # the plugin cannot open this process's /proc/PID/mem or fd
+        self._tree_cap = self._cap_for_tree()
+        self._next_watch = 0.0
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         parent_pid, pdeathsig = os.getpid(), _pdeathsig_setter()
@@ -440,6 +497,15 @@ class Worker:
         reaper.register(pid, "worker")  # a signal to the host, or its exit, kills the group
         return _Child(pid, request_write, reply_read)
 
+    def _cap_for_tree(self) -> int | None:
+        """Bytes the child's whole tree may hold: memory_mb above what it starts with (at most
+        this process's resident size, which a fork shares), or None (no cap, or no /proc)."""
+        if self._memory_mb is None or not os.path.exists("/proc/self/stat"):
+            return None
+        fields = procs.stat("self")
+        start = int(fields[procs.RSS]) * procs.PAGE if fields is not None else 0
+        return start + self._memory_mb * 2**20
+
     def _await_hello(self, child: _Child) -> Outcome:
         """The Outcome of the child's setup, read within the load timeout."""
         started = time.perf_counter()
@@ -452,6 +518,8 @@ class Worker:
             return self._crashed(started)
         except FrameError as exc:
             return self._bad_frame(exc, started)
+        except TreeOverCap as exc:
+            return self._over_cap(exc, started)
         return self._answered(reply, started)
 
     def _discard(self, grace: float = 0.0) -> int | None:

@@ -354,8 +354,9 @@ def fat_children(document: str, *, max_size: int, overlap: int) -> list[str]:
     """A correct chunker that, on its first call, forks HOSTILE_CHILDREN processes (3) of
     HOSTILE_CHILD_MIB MiB each (48), which sleep a minute; HOSTILE_HOW says how they hide:
     ``plain`` (children), ``setsid`` (sessions of their own) or ``daemon`` (double fork: the
-    worker is not even their parent). Their pids go to HOSTILE_PIDFILE."""
-    if _first_call():
+    worker is not even their parent). Their pids go to HOSTILE_PIDFILE, whose existence
+    means they were started (a restarted worker starts none)."""
+    if _first_call() and not Path(os.environ["HOSTILE_PIDFILE"]).exists():
         how = os.environ.get("HOSTILE_HOW", "plain")
         for _ in range(int(os.environ.get("HOSTILE_CHILDREN", "3"))):
             _fat_child(int(os.environ.get("HOSTILE_CHILD_MIB", "48")), how)
