@@ -113,6 +113,7 @@ def _pool_process_started(host_pid: int) -> None:
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     reaper.undumpable()  # inherited from the host; said again, it costs nothing
+    reaper.adopt_orphans()  # a plugin's daemons come here: its memory watch counts them
     for signum in reaper.SIGNALS:
         signal.signal(signum, _pool_process_stop)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, set(reaper.SIGNALS))  # forked while blocked
@@ -140,7 +141,7 @@ def _pool_process_main(
             _send(fd, ["failed", f"{type(exc).__name__}: {exc}"[:_FAILURE_CHARS]])
     finally:
         with contextlib.suppress(BaseException):
-            reaper.kill_all()
+            reaper.kill_adopted()  # what it registered, then every child it still has
         os._exit(code)
 
 

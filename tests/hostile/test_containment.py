@@ -118,17 +118,23 @@ def test_failing_only_in_the_fresh_interpreter_is_a_deterministic_finding(
 
 
 @pytest.mark.parametrize(
-    "how", ["plain", pytest.param("setsid", marks=pytest.mark.slow), "daemon"]
+    ("how", "args"),
+    [
+        ("plain", ()),
+        pytest.param("setsid", (), marks=pytest.mark.slow),
+        ("daemon", ()),
+        pytest.param("daemon", ("-n", "2", "--force-jobs"), marks=pytest.mark.slow),
+    ],
 )
 def test_the_memory_cap_holds_for_the_plugins_whole_process_tree(
-    tmp_path: Path, how: str
+    tmp_path: Path, how: str, args: tuple[str, ...]
 ) -> None:
     """Three children of 48 MiB each, under a 64 MiB cap: each stays under its own RLIMIT_AS,
     the tree does not. Before, the run passed."""
     pidfile = tmp_path / "pids"
     env = {"HOSTILE_PIDFILE": str(pidfile), "HOSTILE_HOW": how}
     try:
-        result = _bounded(tmp_path, target("fat_children"), "--memory-mb", "64", **env)
+        result = _bounded(tmp_path, target("fat_children"), "--memory-mb", "64", *args, **env)
         assert result.code == 1, (result.out[-2000:], result.err[-2000:])
         violation = result.violated()["no_crash"]
         assert "the plugin's processes used" in violation and "over the cap" in violation
