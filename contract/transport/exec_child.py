@@ -34,11 +34,12 @@ and ``cgroup.kill`` reaches processes that even left the session.
 
 Memory: ``memory_mode = "cgroup"`` when that cgroup has the memory controller (``memory.max``
 set; an ``oom_kill`` in ``memory.events`` is a ``memory`` outcome), else ``"rss"``: while a call
-runs, the resident memory of every process in the child's session is read from /proc every
-:data:`RSS_TICK` s (less often where one scan takes long: :data:`WATCH_SHARE`), and going
-past the limit (the group's resident size after the handshake plus ``memory_mb``) kills the
-group. ``RLIMIT_AS`` is never used: runtimes that reserve address space (node, the JVM)
-cannot even start under it.
+runs, the memory of the child's whole process tree (its session and group, every descendant,
+and the orphans the host adopted from it: :func:`contract.containment.procs.tree_memory`) is
+read from /proc every :data:`RSS_TICK` s (less often where one scan takes long:
+:data:`WATCH_SHARE`), and going past the limit (the tree's size after the handshake plus
+``memory_mb``) kills the tree. ``RLIMIT_AS`` is never used: runtimes that reserve address
+space (node, the JVM) cannot even start under it.
 :attr:`ExecChild.memory_mode` says which is in use.
 """
 
@@ -123,6 +124,9 @@ class _Proc:
         self.tail = bytearray()
         self.stdout_open = self.stderr_open = True
         self.rss_cap: int | None = None
+        #: When the watch looks next (kept across calls: a plugin whose calls are fast must
+        #: not escape it by growing between them).
+        self.next_watch = 0.0
 
     def take_line(self) -> bytes | None:
         """The next complete line read (without its newline), or None yet."""
@@ -322,7 +326,7 @@ class ExecChild:
                                   f"the first one {first}")
         self.handshake = found
         if self._mode == "rss" and self.memory_mb is not None:
-            proc.rss_cap = procs.session_rss(proc.pid) + self.memory_mb * 1024 * 1024
+            proc.rss_cap = _tree_memory(proc.pid)[0] + self.memory_mb * 1024 * 1024
         return proc
 
     def _spawn(self) -> _Proc:
@@ -450,7 +454,7 @@ class ExecChild:
         """
         pending = _write_some(proc.stdin, memoryview(data)) if data else memoryview(b"")
         tick = RSS_TICK if proc.rss_cap is not None else _LIVE_TICK
-        next_watch = time.monotonic() + tick
+        next_watch = proc.next_watch if proc.rss_cap is not None else time.monotonic() + tick
         while True:
             line = proc.take_line()
             if line is not None:
@@ -468,6 +472,7 @@ class ExecChild:
                 if failure is not None:
                     return failure
                 next_watch = now + max(tick, WATCH_SHARE * (time.monotonic() - now))
+                proc.next_watch = next_watch
             pending = self._poll_once(proc, pending, min(deadline, next_watch) - now)
 
     def _poll_once(self, proc: _Proc, pending: memoryview, wait: float) -> memoryview:
@@ -493,10 +498,12 @@ class ExecChild:
 
     def _watch(self, proc: _Proc) -> _Failure | None:
         if proc.rss_cap is not None:
-            rss = procs.session_rss(proc.pid)
-            if rss > proc.rss_cap:
-                return _Failure("memory", f"the child's processes held {rss >> 20} MiB resident, "
-                                f"over the {self.memory_mb} MiB limit")
+            used, pids = _tree_memory(proc.pid)
+            if used > proc.rss_cap:
+                procs.kill_pids(pids)  # those that left its session and group too
+                return _Failure("memory", f"the plugin's processes used {used >> 20} MiB, over "
+                                f"the {self.memory_mb} MiB limit (a cap of "
+                                f"{proc.rss_cap >> 20} MiB with what they held at the start)")
         if proc.popen.poll() is not None and proc.stdout_open:
             # The leader is gone but something still holds its stdout: read what is left.
             self._poll_once(proc, memoryview(b""), 0.05)
@@ -523,6 +530,12 @@ class ExecChild:
             chunk = _read_some(proc.stderr)
             proc.stderr_open = bool(chunk)
             proc.keep_stderr(chunk)
+
+
+def _tree_memory(pid: int) -> tuple[int, list[int]]:
+    """The memory of the child's whole tree: its session and group, every descendant, and the
+    orphans this process adopted from it (see contract.containment.procs.tree)."""
+    return procs.tree_memory(pid, adopter=reaper.adopter(), known=set(reaper.registered()))
 
 
 def _write_some(fd: int, pending: memoryview) -> memoryview:

@@ -6,8 +6,10 @@ attack turns green (exit 0), kills or hangs fails here."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -143,6 +145,22 @@ def test_the_memory_cap_holds_for_the_plugins_whole_process_tree(
         while time.monotonic() < deadline and any(running(p) for p in pids):
             time.sleep(0.05)
         assert not [p for p in pids if running(p)]
+    finally:
+        for pid in [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []:
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+
+
+def test_the_memory_cap_holds_for_an_exec_childs_whole_tree(tmp_path: Path) -> None:
+    """Helpers in sessions of their own were outside the exec: child's memory watch (its
+    session only), and its calls answered at once, between two looks: the run passed."""
+    pidfile = tmp_path / "pids"
+    name = f"exec:{sys.executable} {HERE / 'exec_fat.py'}"
+    try:
+        result = _bounded(tmp_path, name, "--memory-mb", "64", "--only", "no_crash,terminates",
+                          HOSTILE_PIDFILE=str(pidfile))  # its windows may be blank
+        assert result.code == 1, (result.out[-2000:], result.err[-2000:])
+        assert "the plugin's processes used" in json.dumps(result.violated())
     finally:
         for pid in [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []:
             with contextlib.suppress(OSError):

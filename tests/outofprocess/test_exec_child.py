@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -223,16 +224,16 @@ def test_a_slow_proc_scan_is_not_repeated_every_tick(
     """With thousands of processes on the machine one /proc scan outlasts RSS_TICK; the watch
     then backs off (WATCH_SHARE), instead of keeping a core busy scanning during the call."""
     scans: list[float] = []
-    real = procs.session_rss
+    real = procs.tree_memory
 
-    def slow_rss(leader: int) -> int:
+    def slow_rss(leader: int, **options: Any) -> tuple[int, list[int]]:
         scans.append(time.monotonic())
         time.sleep(0.05)  # a scan of a very busy machine
-        return real(leader)
+        return real(leader, **options)
 
     child = make("slow", memory_mb=512)
     child.start()
-    monkeypatch.setattr(procs, "session_rss", slow_rss)
+    monkeypatch.setattr(procs, "tree_memory", slow_rss)
     outcome = child.call(split("abc"))
     assert outcome.ok, outcome
     # one second of call: about 1 / (WATCH_SHARE * 0.05) = 4 scans; every tick would be 14
