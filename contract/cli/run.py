@@ -21,6 +21,7 @@ from typing import Any
 from contract.config import pyproject as config_file
 from contract.config import settings as run_settings
 from contract.config.pyproject import ConfigError, ProjectConfig, TargetEntry
+from contract.containment import boundaries
 from contract.reporting import formats
 from contract.store import reproducers
 from contract.store.database import open_database
@@ -119,6 +120,8 @@ def run_command(args: argparse.Namespace) -> int:
         given, command="run", targets=len(jobs), plugins={p.target: p for p, _, _ in jobs},
         streams=streams,
     )
+    for line in boundaries.warnings():  # once per run: what this machine cannot hold
+        print(f"chunk-contract: {line}", file=sys.stderr)
     results = _run_jobs(args, jobs, reports)
     reports.close()  # the merged files, over every target that ran
     return exit_status(results)
