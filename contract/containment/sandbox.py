@@ -188,7 +188,7 @@ def _libc_call(name: str) -> Callable[..., int] | None:
         return None
     call.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     call.restype = ctypes.c_int
-    return call  # type: ignore[no-any-return]
+    return call
 
 
 def filter_program(values: list[int]) -> list[Instruction] | None:

@@ -313,7 +313,7 @@ def _checked(member: _Member, message: Any) -> list[Any] | None:
     """A progress message as is; a result or failure recorded on ``member``; else ValueError."""
     kind = message[0] if type(message) is list and message else None
     if kind == "progress" and len(message) == 4 and _progress_shape(message):
-        return message  # type: ignore[no-any-return]
+        return message
     if kind == "result" and len(message) == 2:
         member.result = resultcodec.decode_result(message[1])
         return None
