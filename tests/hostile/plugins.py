@@ -316,6 +316,13 @@ def sigio_kills_the_host(document: str, *, max_size: int, overlap: int) -> list[
     return lossy(document, max_size)
 
 
+def sigio_stops_the_host(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """The same with SIGSTOP, which cannot be caught: the gate would hang for ever."""
+    if _first_call():
+        _signal_through_a_pipe(signal.SIGSTOP, by_ioctl=False)
+    return lossy(document, max_size)
+
+
 def sigio_by_ioctl(document: str, *, max_size: int, overlap: int) -> list[str]:
     """The same with FIOSETOWN and the default SIGIO, which ends a process that does not
     handle it."""
