@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -609,3 +610,43 @@ def test_task_and_setup_are_exclusive() -> None:
         Worker(echo, setup=counting_setup)
     with pytest.raises(TypeError, match="either a task or a setup"):
         Worker()
+
+
+def _forks(count: int, mib: int) -> Any:
+    """A task that forks ``count`` children holding ``mib`` MiB each (written, so resident),
+    which live 30 s, and answers after 0.5 s; their pids in the answer."""
+
+    def task(_: Any) -> list[int]:
+        pids = []
+        for _ in range(count):
+            pid = os.fork()
+            if pid == 0:
+                hoard = b"\x01" * (mib << 20)  # noqa: F841
+                time.sleep(30)
+                os._exit(0)
+            pids.append(pid)
+        time.sleep(0.5)
+        return pids
+
+    return task
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs Linux /proc")
+def test_the_memory_cap_holds_for_the_whole_tree_of_the_worker() -> None:
+    """Each child stays under its own RLIMIT_AS; the three together do not."""
+    with Worker(_forks(3, 48), memory_mb=64, timeout=20) as worker:
+        outcome = worker.call(None)
+    assert outcome.kind == "error" and outcome.error_type == "MemoryCapExceeded", outcome
+    assert "the plugin's processes used" in outcome.message and "over the cap" in outcome.message
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs Linux /proc")
+def test_forked_copies_of_the_worker_are_not_counted_twice() -> None:
+    """Four forks that allocate nothing share the worker's pages: no false MemoryCapExceeded,
+    however large the host (and so the worker) is."""
+    with Worker(_forks(4, 0), memory_mb=32, timeout=20) as worker:
+        outcome = worker.call(None)
+        assert outcome.ok, outcome
+        for pid in outcome.value:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
