@@ -40,8 +40,14 @@ def _options(parser: argparse.ArgumentParser) -> Iterator[str]:
         if isinstance(action, argparse._SubParsersAction) or action.help == argparse.SUPPRESS:
             continue
         shown = action.default not in (None, False, argparse.SUPPRESS) and action.option_strings
-        default = f"`{action.default}`" if shown else ""
+        default = f"`{_portable(action.default)}`" if shown else ""
         yield f"| {_flags(action)} | {_cell(action.help or '')} | {_cell(default)} |"
+
+
+def _portable(value: object) -> str:
+    """A default as the reader's checkout shows it: paths inside the checkout made relative."""
+    text = str(value)
+    return text.replace(f"{ROOT}/", "") if text.startswith(str(ROOT)) else text
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
