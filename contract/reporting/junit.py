@@ -6,9 +6,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from contract import _files
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.reporting.text import render_violation, stop_notes
-from contract.store import reproducers
 
 if TYPE_CHECKING:
     from contract.engine.results import RunResult
@@ -84,7 +84,7 @@ def write_junit(output: Output, results: Sequence[RunResult]) -> None:
     """Write every target's suite in one file, whole."""
     assert output.path is not None
     data = ET.tostring(merged_tree(results), encoding="utf-8", xml_declaration=True)
-    reproducers.write_bytes_atomic(output.path, data)
+    _files.write_bytes(output.path, data)
 
 
 FORMAT = register(

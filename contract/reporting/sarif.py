@@ -25,13 +25,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from contract import _files
 from contract.engine.results import InvariantResult, RunResult
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.spec import SPEC_VERSION
 from contract.spec.model import escape
 from contract.spec.registry import Invariant, registry
 from contract.store import reproducers
-from contract.store.reproducers import write_atomic
 
 if TYPE_CHECKING:
     from contract.engine.results import InvariantResult, RunResult
@@ -273,7 +273,7 @@ def _exec_file(command: str) -> Path | None:
 
 def write_sarif(path: str | Path, results: Iterable[RunResult], **options: Any) -> None:
     """Write the SARIF log whole (temporary file, then rename)."""
-    write_atomic(Path(path), sarif_log(results, **options))
+    _files.write_json(Path(path), sarif_log(results, **options))
 
 
 def _write(output: Output, results: Sequence[RunResult]) -> None:

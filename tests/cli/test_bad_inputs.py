@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from contract import _files
 from contract.cli.main import main
 from contract.store import database, reproducers
 
@@ -210,14 +211,14 @@ def test_a_symlinked_report_is_written_through(tmp_path: Path) -> None:
     target.write_text("{}")
     link = tmp_path / "link.json"
     link.symlink_to(target)
-    reproducers.write_atomic(link, {"ok": 1})
+    _files.write_json(link, {"ok": 1})
     assert link.is_symlink() and json.loads(target.read_text()) == {"ok": 1}
 
 
 def test_reports_respect_the_umask(tmp_path: Path) -> None:
     old = os.umask(0o027)
     try:
-        reproducers.write_atomic(tmp_path / "r.json", {"ok": 1})
+        _files.write_json(tmp_path / "r.json", {"ok": 1})
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "r.json").stat().st_mode) == 0o640
