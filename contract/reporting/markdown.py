@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contract import _files
+from contract.errors import printable
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.reporting.text import render_violation, stop_notes
 from contract.spec.model import plural
@@ -26,7 +27,7 @@ _CELL_CHARS = 160
 
 def _cell(text: str) -> str:
     """One table cell: one line, pipes escaped, cut to a readable length."""
-    line = " ".join(text.split())
+    line = " ".join(printable(text).split())
     if len(line) > _CELL_CHARS:
         line = line[: _CELL_CHARS - 1] + "…"
     return line.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from contract.engine import events
 from contract.engine.events import Event, Started
+from contract.errors import printable
 from contract.reporting.formats import ReportFormat, register
 from contract.spec.model import plural
 
@@ -249,7 +250,7 @@ class RunProgress:
         self.index += 1
         of = f" (target {self.index} of {self.targets})" if self.targets > 1 else ""
         self.bar = ProgressBar(
-            label=f"checking {event.target}{of}", total=event.max_examples,
+            label=f"checking {printable(event.target, limit=200)}{of}", total=event.max_examples,
             stream=self.stream, quiet=self.quiet, tty=self.tty, clock=self.clock,
         )
 
