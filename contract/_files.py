@@ -134,26 +134,28 @@ def _writable(folder: Path, what: str) -> None:
 # ----------------------------------------------------------------------------- writing
 
 
-def write_bytes(path: str | Path, data: bytes, *, what: str | None = None) -> Path:
+def write_bytes(path: str | Path, data: bytes, *, what: str = "cannot write") -> Path:
     """Replace the file at ``path`` whole with ``data`` (see the module docstring); returns the
-    path written. Any failure is a :class:`WriteError` naming ``what`` (default: the path)."""
-    what = what or f"cannot write {_shown(path)}"
-    target = output_path(path, what=what)
+    path written. Any failure is a :class:`WriteError` that starts with ``what``."""
+    try:
+        target = output_path(path, what=what)
+    except errors.UsageError as exc:  # the path changed since it was checked
+        raise WriteError(str(exc)) from None
     try:
         _replace(target, data)
     except OSError as exc:
-        raise WriteError(_failed(what, exc)) from None
+        raise WriteError(_failed(f"{what} {_shown(path)}", exc)) from None
     _remember(target, data)
     return target
 
 
-def write_text(path: str | Path, text: str, *, what: str | None = None) -> Path:
+def write_text(path: str | Path, text: str, *, what: str = "cannot write") -> Path:
     """:func:`write_bytes` of ``text`` in UTF-8 (a lone surrogate is written as ``?``)."""
     return write_bytes(path, text.encode("utf-8", "replace"), what=what)
 
 
 def write_json(path: str | Path, payload: Any, *, exact: bool = False,
-               what: str | None = None) -> Path:
+               what: str = "cannot write") -> Path:
     """Write ``payload`` as JSON to ``path``, whole.
 
     With ``exact`` every string is written by contract.exactjson, so separated surrogates come
