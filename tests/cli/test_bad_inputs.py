@@ -528,3 +528,35 @@ def test_secrets_are_masked(text: str, shown: str) -> None:
     from contract.errors import one_line, redact
 
     assert redact(text) == shown and one_line(f"bad\n{text}") == f"bad {shown}"
+
+
+# ----------------------------------------------------------------------------- the pytest plugin
+
+
+@pytest.mark.parametrize("flag, value", [
+    ("--chunk-contract-max-examples", "-5"),
+    ("--chunk-contract-max-examples", "0"),
+    ("--chunk-contract-max-examples", str(10**12)),
+    ("--chunk-contract-seed", str(2**70)),
+])
+def test_a_pytest_flag_out_of_bounds_is_one_usage_line(
+    tmp_path: Path, flag: str, value: str
+) -> None:
+    (tmp_path / "test_x.py").write_text("def test_x():\n    pass\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "contract.pytest.plugin", "-q", "-p",
+         "no:cacheprovider", "--chunk-contract", FIXED, flag, value],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
+        text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 4, done.stdout + done.stderr  # pytest's usage error, nothing ran
+    assert f"chunk-contract: {flag} must be" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("value", ["1e308", "1e400", "nan", "-1", "0", "\x1b[2J"])
+def test_a_load_timeout_out_of_bounds_is_one_usage_line(
+    value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CHUNK_CONTRACT_LOAD_TIMEOUT", value)
+    line = usage_error(["run", FIXED, *TINY], capsys)
+    assert "CHUNK_CONTRACT_LOAD_TIMEOUT" in line and "\x1b" not in line
