@@ -18,12 +18,15 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from contract import _files
 from contract.cli.main import main
 from contract.errors import one_line, printable, redact
+from contract.reporting import sarif
 from tests.unit.helpers import running
 
 HERE = Path(__file__).resolve().parent
@@ -242,3 +245,47 @@ def test_a_target_of_100000_letters_is_one_fast_usage_line(
     err = capsys.readouterr().err
     assert time.monotonic() - started < 20.0
     assert len(err.strip().splitlines()) == 1 and len(err) < 5000
+
+
+# ----------------------------------------------------------------------- claimed locations
+
+
+@pytest.mark.parametrize("claim", [
+    ("/etc/passwd", 1), ("{base}/../outside.py", 3), ("{base}/chunker.py", 10**12),
+    ("{base}/chunker.py", 0), ("{base}/chunker.py\x1b[2J", 2), ("{base}/missing.py", 2),
+    ("{base}/chunker.py", True), ["{base}/chunker.py"], "not a location",
+])
+def test_sarif_believes_no_location_a_plugin_claims_outside_the_project(
+    tmp_path: Path, claim: Any
+) -> None:
+    base = tmp_path / "project"
+    base.mkdir()
+    (base / "chunker.py").write_text("def split(): ...\n")
+    (tmp_path / "outside.py").write_text("x = 1\n")
+    if isinstance(claim, tuple | list):
+        claim = [claim[0].format(base=base), *claim[1:]]
+    plugin = SimpleNamespace(location=claim, split=None)
+    where = sarif._location("exec:./chunk", plugin, base.resolve())["physicalLocation"]
+    assert where["artifactLocation"]["uri"] in ("chunk", "pyproject.toml")
+    assert where["region"]["startLine"] == 1
+
+
+def test_sarif_uses_a_location_inside_the_project(tmp_path: Path) -> None:
+    (tmp_path / "chunker.py").write_text("\n" * 20)
+    plugin = SimpleNamespace(location=(str(tmp_path / "chunker.py"), 12), split=None)
+    where = sarif._location("exec:./chunk", plugin, tmp_path.resolve())["physicalLocation"]
+    assert where["artifactLocation"]["uri"] == "chunker.py"
+    assert where["region"]["startLine"] == 12
+
+
+@pytest.mark.parametrize("field", ["chunk_contract", "unit", "promises", "kind"])
+def test_a_handshake_value_of_a_million_letters_is_a_short_error_fast(field: str) -> None:
+    from contract.transport import wire
+
+    line = json.dumps({"chunk_contract": 1, field: "\x1b" + "a" * 10**6}).encode()
+    started = time.monotonic()
+    with pytest.raises(wire.HandshakeError) as caught:
+        wire.parse_handshake(line)
+    message = one_line(f"exec:x: {caught.value}")
+    assert time.monotonic() - started < 2.0
+    assert len(message) < 1000 and "\x1b" not in message
