@@ -63,3 +63,16 @@ def raises_escapes(document: str, *, max_size: int, overlap: int) -> list[str]:
     if len(document) > max_size:
         raise RuntimeError(INJECTED + "\ud800 and on" + "x" * 100_000)
     return _first(document, max_size)
+
+
+def makes_its_reproducers_a_file(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Turns the reproducer folder (``HOSTILE_REPRO``) into a file before the host saves in it."""
+    path = os.environ["HOSTILE_REPRO"]
+    if not os.path.isfile(path):
+        if os.path.isdir(path):
+            import shutil
+
+            shutil.rmtree(path)
+        with open(path, "w") as file:
+            file.write("not a folder")
+    return _first(document, max_size)

@@ -109,6 +109,20 @@ def test_a_report_path_made_a_folder_costs_that_file_and_one_line(tmp_path: Path
     assert ET.parse(junit).getroot().tag == "testsuites"  # the other report is whole
 
 
+def test_a_reproducer_folder_made_a_file_costs_the_reproducer_not_the_verdict(
+    tmp_path: Path,
+) -> None:
+    report, repro = tmp_path / "report.json", tmp_path / "repro"
+    done = _command(tmp_path, "makes_its_reproducers_a_file", "--json", str(report),
+                    "--reproducers", str(repro), "-q", env={"HOSTILE_REPRO": str(repro)})
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "repro" in done.stderr
+    data = json.loads(report.read_text())
+    assert data["passed"] is False
+    assert all(i["counterexample"]["reproducer"] is None
+               for i in data["invariants"] if i["status"] == "violated")
+
+
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO])
 def test_a_write_error_costs_that_file_and_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
