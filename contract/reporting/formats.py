@@ -224,6 +224,7 @@ def open_reports(
     then a handler for each requested file format (name -> path), fed by one command;
     ``sweep`` runs before they close (see :class:`Reports`)."""
     known = formats()
+    _files.forget()  # the files this command writes from now on are the ones checked at close
     return Reports(
         [*streams]
         + [known[name].open(

@@ -291,7 +291,12 @@ class TextReport:
         result = finished(event)
         if result is not None:
             text = render(result, quiet=self.quiet, style=self.style)
-            print(text, file=self.stream, flush=True)
+            try:
+                print(text, file=self.stream, flush=True)
+            except UnicodeEncodeError:  # a stream that cannot take every character (ASCII)
+                encoding = getattr(self.stream, "encoding", None) or "ascii"
+                shown = text.encode(encoding, "backslashreplace").decode(encoding)
+                print(shown, file=self.stream, flush=True)
 
     def close(self) -> None:
         """Nothing left to print: each report was printed when its target finished."""

@@ -211,6 +211,26 @@ def test_escapes_and_lone_surrogates_reach_no_terminal_and_every_report_parses(
     assert paths["html"].read_text().startswith("<!doctype html>")
 
 
+def test_a_terminal_that_takes_only_ascii_still_gets_the_report_and_the_files(
+    tmp_path: Path,
+) -> None:
+    report = tmp_path / "r.json"
+    done = _command(tmp_path, "raises_escapes", "--json", str(report),
+                    env={"PYTHONIOENCODING": "ascii"})
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "FAILED" in done.stdout
+    assert json.loads(report.read_text())["passed"] is False
+
+
+def test_the_journal_is_per_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file an earlier command wrote, changed since, is not this command's to restore."""
+    earlier = _files.write_json(tmp_path / "earlier.json", {"a": 1})
+    earlier.write_text("changed by the user")
+    assert main(["run", FIXED, *SMALL, "-q", "--json", str(tmp_path / "r.json")]) == 0
+    assert earlier.read_text() == "changed by the user"
+    assert "warning" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("text", [
     "\x1b[2J", "\x1b]52;c;cHduZWQ=\x07", "ok\rPASSED", "\x9b31m", "\ud800", "\u202egnp.exe",
     "\x00\x7f\ufffe",
