@@ -86,7 +86,7 @@ class ProgressBar:
         every: float = EVERY,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.label, self.total, self.unit = label, total, unit
+        self.label, self.total, self.unit = printable(label, limit=300), total, unit
         self.stream = stream or sys.stderr
         self.budget_s, self.quiet, self.every, self.clock = budget_s, quiet, every, clock
         self.tty = interactive(self.stream) if tty is None else tty
@@ -250,7 +250,7 @@ class RunProgress:
         self.index += 1
         of = f" (target {self.index} of {self.targets})" if self.targets > 1 else ""
         self.bar = ProgressBar(
-            label=f"checking {printable(event.target, limit=200)}{of}", total=event.max_examples,
+            label=f"checking {event.target}{of}", total=event.max_examples,
             stream=self.stream, quiet=self.quiet, tty=self.tty, clock=self.clock,
         )
 

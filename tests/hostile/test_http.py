@@ -200,3 +200,28 @@ def test_a_good_reply_still_passes(service: Callable[..., str]) -> None:
     body = json.dumps({"id": 1, "chunks": ["abc", "def"]}).encode()
     kind, message, _ = _call(service(_sends(_reply(b"200 OK", body))))
     assert kind == "ok", message
+
+
+@pytest.mark.parametrize("name", ["bad status line", "an escape in the reason"])
+def test_the_command_line_says_a_bad_handshake_in_one_line(
+    service: Callable[..., str], name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from contract.cli.main import main
+
+    url = service(MALFORMED[name], hello=MALFORMED[name])
+    assert main(["run", url, "--max-examples", "1", "--timeout", "1", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("chunk-contract: error: ")
+    assert "\x1b" not in err and "Traceback" not in err
+
+
+def test_a_progress_label_is_escaped() -> None:
+    import io
+
+    from contract.reporting.progress import ProgressBar
+
+    stream = io.StringIO()
+    with ProgressBar(label="checking \x1b]52;c;eA==\x07x", total=2, stream=stream,
+                     tty=False) as bar:
+        bar.update(2, phase="done")
+    assert "\x1b" not in stream.getvalue() and "\x07" not in stream.getvalue()
