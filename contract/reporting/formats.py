@@ -168,9 +168,10 @@ class Reports:
 
     A file that cannot be written costs one line on stderr and that file only: the other
     handlers still get the event, and the command's exit status stands. ``sweep`` (the front
-    doors pass :func:`contract.containment.reaper.kill_adopted`) runs first in ``close``, so no
-    process the plugin left behind outlives the run into its reports; then every file the run
-    wrote is read back and written again if it changed (:func:`contract._files.recheck`).
+    doors pass :func:`contract.containment.reaper.kill_adopted`) runs before the handlers get a
+    target's ``Finished`` and first in ``close``, so no process the plugin left behind outlives
+    the run into its reports; then every file the run wrote is read back and written again if
+    it changed (:func:`contract._files.recheck`).
     """
 
     def __init__(
@@ -184,6 +185,8 @@ class Reports:
         self.handlers.append(handler)
 
     def __call__(self, event: Event) -> None:
+        if self.sweep is not None and isinstance(event, Finished):
+            self.sweep()  # the target's run is over: nothing it started may touch its reports
         _each(self.handlers, lambda handler: handler(event))
 
     def close(self) -> None:
