@@ -108,26 +108,88 @@ def check_setting(name: str, value: Any, *, label: str | None = None) -> Any:
     raise KeyError(name)
 
 
-_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<info>[^\s/]*)@")
+#: Characters of any plugin-controlled text shown in one message (a line, a report entry).
+MESSAGE_CHARS = 2000
+_SCHEME_LOOKBACK = 256
+#: One run of characters up to a slash or a space: one quantifier, matched in linear time.
+_HOST_PART = re.compile(r"[^\s/]*")
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+
+
+def cut(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
 def redact(text: str) -> str:
     """``text`` with the secret of every URL in it masked: ``redis://user:***@host``.
 
     The password after ``user:`` is masked; a user part without a colon is masked whole, since
-    some URL schemes (Redis among them) take a lone user part as the password.
+    some URL schemes (Redis among them) take a lone user part as the password. One pass over
+    ``text``, no regular expression: plugin-controlled text of any length is redacted in
+    linear time.
     """
-    return _USERINFO.sub(_mask, text)
+    out: list[str] = []
+    done = start = 0
+    while (found := text.find("://", start)) >= 0:
+        after = found + 3
+        scheme = _scheme_start(text, found)
+        at = _userinfo_end(text, after)
+        if scheme < found and at >= 0:
+            out += [text[done:after], _masked(text[after:at]), "@"]
+            done = at + 1
+        start = max(after, done)
+    out.append(text[done:])
+    return "".join(out)
 
 
-def _mask(match: re.Match[str]) -> str:
-    user, colon, _ = match["info"].partition(":")
-    return f"{match['scheme']}{user}:***@" if colon else f"{match['scheme']}***@"
+def _scheme_start(text: str, colon: int) -> int:
+    """Where the URL scheme ending at ``colon`` starts (``colon`` itself when there is none);
+    looks back at most _SCHEME_LOOKBACK characters (the masking is the same either way)."""
+    begin, stop = colon, max(0, colon - _SCHEME_LOOKBACK)
+    while begin > stop and text[begin - 1] in _SCHEME_CHARS:
+        begin -= 1
+    while begin < colon and not (text[begin].isascii() and text[begin].isalpha()):
+        begin += 1
+    return begin
+
+
+def _userinfo_end(text: str, after: int) -> int:
+    """The last ``@`` before the host part that starts at ``after`` ends (at a slash, a space
+    or the end), or -1 when there is none."""
+    match = _HOST_PART.match(text, after)
+    end = match.end() if match else after
+    return text.rfind("@", after, end)
+
+
+def _masked(info: str) -> str:
+    user, colon, _ = info.partition(":")
+    return f"{user}:***" if colon else "***"
+
+
+#: C0 and C1 controls, DEL, bidirectional overrides and the XML-invalid noncharacters: shown as
+#: escapes, never sent to a terminal or written into XML as they are.
+_UNSAFE = [*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A),
+           0xFFFE, 0xFFFF, *range(0xD800, 0xE000)]
+_ESCAPES = {code: ascii(chr(code))[1:-1] for code in _UNSAFE}
+_ESCAPES_KEEP_LINES = {**_ESCAPES, ord("\n"): "\n", ord("\t"): "\t"}
+
+
+def printable(text: Any, *, limit: int = MESSAGE_CHARS, lines: bool = False) -> str:
+    """Plugin-controlled ``text``, safe for a terminal, a log or an XML file: cut to ``limit``
+    characters first, then every control character (ESC, CR, BEL, C1), bidirectional override
+    and lone surrogate shown as its escape (``\\x1b``). ``lines``: newlines and tabs stay (a
+    multi-line report entry); otherwise they are escaped too."""
+    table = _ESCAPES_KEEP_LINES if lines else _ESCAPES
+    return cut(str(text), limit).translate(table)
 
 
 def one_line(text: str) -> str:
-    """``text`` on one line, secrets redacted: what a usage error prints."""
-    return redact(" ".join(str(text).split()))
+    """``text`` on one line, cut, secrets redacted, control characters escaped: what a usage
+    error prints."""
+    return printable(redact(" ".join(cut(str(text)).split())))
 
 
 class UnknownInvariant(UsageError, KeyError):

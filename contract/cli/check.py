@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from contract import _files
 from contract.engine import crossrun, scaling
 from contract.engine.events import Finished, Listener
 from contract.engine.results import Counterexample, InvariantResult, RunResult, RunSettings
@@ -164,23 +165,28 @@ def _counterexample(
         seen.records,
         offending=sorted({i for v in found for i in v.chunks}),
     )
-    path = reproducers.save(
-        reproducers.Reproducer(
-            target=plugin.target,
-            invariant=rule_id,
-            document=seen.document,
-            config=seen.config,
-            message=example.message,
-            kind=plugin.kind,
-            timeout=timeout,
-            memory_mb=memory_mb,
-            chunks=seen.records,
-            base=plugin.cwd,
-        ),
-        REPRODUCERS,
-    )
-    example.reproducer = str(path)
+    example.reproducer = _saved(reproducers.Reproducer(
+        target=plugin.target,
+        invariant=rule_id,
+        document=seen.document,
+        config=seen.config,
+        message=example.message,
+        kind=plugin.kind,
+        timeout=timeout,
+        memory_mb=memory_mb,
+        chunks=seen.records,
+        base=plugin.cwd,
+    ))
     return example
+
+
+def _saved(reproducer: reproducers.Reproducer) -> str | None:
+    """The reproducer's path once saved; None, and one line, when it cannot be written."""
+    try:
+        return str(reproducers.save(reproducer, REPRODUCERS))
+    except _files.WriteError as exc:
+        _files.report_error(exc)
+        return None
 
 
 def _load_saved(saved: reproducers.Reproducer) -> Plugin:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from contract import errors
+from contract import _files, errors
 from contract._platform import require_posix
 from contract._version import version
 from contract.config.profiles import ENV_VAR, PROFILES
@@ -376,7 +376,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     progress = formats.open_stream("progress", quiet=args.quiet, targets=len(plugins))
     reports = formats.open_reports(
         given, command="matrix", targets=len(plugins), plugins={p.target: p for p in plugins},
-        streams=[progress],
+        streams=[progress], sweep=reaper.kill_adopted,
     )
     results = _matrix_runs(plugins, settings, reports)
     reports.close()
@@ -410,9 +410,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         _readable_file(path)
     given = formats.requested(args, "check")
     formats.validate(given, "check")
-    reproducers.output_folder(REPRODUCERS, what="the reproducer folder")
+    _files.output_folder(REPRODUCERS, what="the reproducer folder")
     plugin = _load(args.target)
-    reports = formats.open_reports(given, command="check", plugins={plugin.target: plugin})
+    reports = formats.open_reports(given, command="check", plugins={plugin.target: plugin},
+                                   sweep=reaper.kill_adopted)
     code = check_files(
         plugin,
         args.files,

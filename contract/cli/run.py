@@ -18,12 +18,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from contract import _files
 from contract.config import pyproject as config_file
 from contract.config import settings as run_settings
 from contract.config.pyproject import ConfigError, ProjectConfig, TargetEntry
-from contract.containment import boundaries
+from contract.containment import boundaries, reaper
 from contract.reporting import formats
-from contract.store import reproducers
 from contract.store.database import open_database
 from contract.transport.targets import Plugin
 
@@ -77,7 +77,7 @@ def resolve(
         if settings.example_database:
             open_database(settings.example_database)  # a bad spec is a usage error, up front
         if settings.reproducers is not None:
-            reproducers.output_folder(settings.reproducers, what="the reproducer folder")
+            _files.output_folder(settings.reproducers, what="the reproducer folder")
         jobs.append((plugin, settings, project.skip_reasons(entry)))
     return jobs
 
@@ -118,7 +118,7 @@ def run_command(args: argparse.Namespace) -> int:
     ]
     reports = formats.open_reports(
         given, command="run", targets=len(jobs), plugins={p.target: p for p, _, _ in jobs},
-        streams=streams,
+        streams=streams, sweep=reaper.kill_adopted,
     )
     for line in boundaries.warnings():  # once per run: what this machine cannot hold
         print(f"chunk-contract: {line}", file=sys.stderr)

@@ -44,6 +44,8 @@ GRACE = 0.2
 _GROUPS: dict[int, str] = {}
 _TIDY: set[int] = set()
 _STATE = {"interrupted": "", "adopting": ""}
+#: Children this process had before it began to adopt: not started by the run, never killed.
+_SPARED: set[int] = set()
 
 
 class Interrupted(BaseException):
@@ -162,6 +164,7 @@ def adopt_orphans() -> bool:
     call = prctl()
     if call is None or call(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         return False
+    _SPARED.update(pid for pid, _ in procs.children(os.getpid()))  # not the run's children
     if not _STATE["adopting"]:
         atexit.register(kill_adopted)  # after kill_all's registration, so it runs first
     _STATE["adopting"] = str(os.getpid())
@@ -177,13 +180,15 @@ def adopter() -> int | None:
 def kill_adopted() -> int:
     """After :func:`kill_all`, SIGKILLs every child this process still has, and the groups they
     lead, until none is left (ADOPTED_ROUNDS at most); returns how many. Only in the process
-    that called :func:`adopt_orphans` (never in a forked child)."""
+    that called :func:`adopt_orphans` (never in a forked child), and never a child it already
+    had when it called it. The front doors call it before writing reports too, so nothing the
+    plugin left behind can touch them."""
     kill_all()
     if _STATE["adopting"] != str(os.getpid()):
         return 0
     killed: set[int] = set()
     for _ in range(ADOPTED_ROUNDS):
-        children = procs.children(os.getpid())
+        children = [c for c in procs.children(os.getpid()) if c[0] not in _SPARED]
         if not children:
             break
         for pid, zombie in children:
@@ -260,6 +265,7 @@ def _forget_after_fork() -> None:
     _TIDY.clear()
     _STATE["interrupted"] = ""
     _STATE["adopting"] = ""  # the attribute is not inherited, and these children are not ours
+    _SPARED.clear()
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)

@@ -34,7 +34,9 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
+from contract import _files
 from contract.engine.session import Session
+from contract.errors import UsageError, one_line
 from contract.generation import strategies
 from contract.generation.corpus import corpus_for
 from contract.spec.model import Config
@@ -207,13 +209,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         found = probe_command(args)
     except TargetError as exc:
-        print(f"exec_probe: {exc}", file=sys.stderr)
+        print(f"exec_probe: {one_line(str(exc))}", file=sys.stderr)
         return 2
     for item in found.values():
         print(item.describe())
     if args.json:
         payload = {rule: asdict(item) for rule, item in found.items()}
-        args.json.write_text(json.dumps(payload, indent=2, ensure_ascii=True) + "\n", "utf-8")
+        try:
+            _files.write_text(args.json, json.dumps(payload, indent=2, ensure_ascii=True) + "\n")
+        except UsageError as exc:  # that file only: the verdict below stands
+            _files.report_error(exc)
     count = f"{len(found)} invariant(s) violated" if found else "no violation"
     print(f"exec_probe: {count}")
     return 1 if found else 0

@@ -18,6 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
+from contract import _files
 from contract.containment import reaper
 from contract.diagnosis import Diagnosis, Probe, diagnose
 from contract.engine import crossrun, health, scaling
@@ -554,7 +555,10 @@ def _save(
     if shared is not None and found.invariant not in _NOT_REPLAYABLE:
         shared.save(saved)
     if config.reproducers is not None:
-        found.reproducer = str(reproducers.save(saved, config.reproducers))
+        try:
+            found.reproducer = str(reproducers.save(saved, config.reproducers))
+        except _files.WriteError as exc:  # one line: the violation is reported all the same
+            _files.report_error(exc)
 
 
 #: Findings of whole-run measurements: one call on the saved input does not show them again.

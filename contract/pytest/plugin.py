@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from contract.config.profiles import ENV_VAR, PROFILES
-from contract.errors import UsageError
+from contract.errors import UsageError, check_setting
 
 if TYPE_CHECKING:
     from contract.engine.results import RunSettings
@@ -43,6 +43,20 @@ if TYPE_CHECKING:
 
 MARKER = "chunk_contract"
 PREFIX = "chunk-contract"
+
+
+def _checked_flags(config: pytest.Config) -> dict[str, Any]:
+    """``--chunk-contract-max-examples`` and ``--chunk-contract-seed``, checked against the
+    bounds the command line uses: a value out of them is one usage line, never a run."""
+    values = {}
+    for name in ("max_examples", "seed"):
+        value = config.getoption(f"chunk_contract_{name}")
+        flag = f"--chunk-contract-{name.replace('_', '-')}"
+        try:
+            values[name] = None if value is None else check_setting(name, value, label=flag)
+        except UsageError as exc:
+            raise pytest.UsageError(f"chunk-contract: {exc}") from None
+    return values
 
 
 def _ids(text: str) -> list[str]:
@@ -164,6 +178,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "xdist_group(name): tests that run on one xdist worker")
     _group_by_target(config)
     _check_report_paths(config)
+    _checked_flags(config)  # the contract_tests of any module read them too
     from contract.pytest import suite as testing  # lazy: the pytest plugin loads light
 
     testing.remember_rootdir(config.rootpath)
@@ -253,8 +268,7 @@ def pytest_collection_modifyitems(
     except UsageError as exc:  # unknown ids, an unknown profile: contract.errors' one root
         raise pytest.UsageError(f"chunk-contract: {exc.args[0]}") from None
     overrides = {
-        "max_examples": config.getoption("chunk_contract_max_examples"),
-        "seed": config.getoption("chunk_contract_seed"),
+        **_checked_flags(config),
         "only": tuple(only),
         "skip": tuple(skip),
     }

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+from contract import _files
 from contract.engine.events import Event, Finished
 from contract.engine.results import RunResult
 from contract.reporting.matrix import short_name
-from contract.store import reproducers
 
 #: How several targets meet: one file for all of them, or one file per target.
 MERGED, PER_TARGET = "one file", "per target"
@@ -110,9 +110,9 @@ class ReportFormat:
         """Check the flag's path before anything runs: a usage error (exit 2) if unusable."""
         what = f"--{self.name}" if command != "pytest" else f"--chunk-contract-{self.name}"
         if self.is_folder(command):
-            reproducers.output_folder(value, what=what)
+            _files.output_folder(value, what=what)
         else:
-            reproducers.output_path(value, what=what)
+            _files.output_path(value, what=what)
 
 
 _FORMATS: dict[str, ReportFormat] = {}
@@ -164,29 +164,54 @@ def validate(given: Mapping[str, str], command: str) -> None:
 
 
 class Reports:
-    """The handlers of one command: each event goes to every one, ``close`` closes them all."""
+    """The handlers of one command: each event goes to every one, ``close`` closes them all.
 
-    def __init__(self, handlers: Iterable[Handler] = ()) -> None:
+    A file that cannot be written costs one line on stderr and that file only: the other
+    handlers still get the event, and the command's exit status stands. ``sweep`` (the front
+    doors pass :func:`contract.containment.reaper.kill_adopted`) runs before the handlers get a
+    target's ``Finished`` and first in ``close``, so no process the plugin left behind outlives
+    the run into its reports; then every file the run wrote is read back and written again if
+    it changed (:func:`contract._files.recheck`).
+    """
+
+    def __init__(
+        self, handlers: Iterable[Handler] = (), *, sweep: Callable[[], Any] | None = None
+    ) -> None:
         self.handlers = list(handlers)
+        self.sweep = sweep
 
     def add(self, handler: Handler) -> None:
         """Feed ``handler`` too."""
         self.handlers.append(handler)
 
     def __call__(self, event: Event) -> None:
-        for handler in self.handlers:
-            handler(event)
+        if self.sweep is not None and isinstance(event, Finished):
+            self.sweep()  # the target's run is over: nothing it started may touch its reports
+        _each(self.handlers, lambda handler: handler(event))
 
     def close(self) -> None:
-        """Close every handler (merged files are written here), even if one fails."""
-        errors: list[BaseException] = []
-        for handler in self.handlers:
-            try:
-                handler.close()
-            except Exception as exc:
-                errors.append(exc)
-        if errors:
-            raise errors[0]
+        """Stop what the plugin left behind, close every handler (merged files are written
+        here) even if one fails, then check every file written."""
+        if self.sweep is not None:
+            self.sweep()
+        _each(self.handlers, lambda handler: handler.close())
+        for note in _files.recheck():
+            _files.warn(note)
+
+
+def _each(handlers: Iterable[Handler], call: Callable[[Handler], Any]) -> None:
+    """``call`` every handler; a WriteError is one line, any other error is raised after all
+    handlers ran (a report that cannot be printed never stops the files being written)."""
+    failed: list[BaseException] = []
+    for handler in handlers:
+        try:
+            call(handler)
+        except _files.WriteError as exc:
+            _files.report_error(exc)
+        except Exception as exc:
+            failed.append(exc)
+    if failed:
+        raise failed[0]
 
 
 def open_reports(
@@ -196,10 +221,13 @@ def open_reports(
     targets: int = 1,
     plugins: Mapping[str, Any] | None = None,
     streams: Sequence[Handler] = (),
+    sweep: Callable[[], Any] | None = None,
 ) -> Reports:
     """``streams`` (fed first: a progress bar is cleared before the text report is printed),
-    then a handler for each requested file format (name -> path), fed by one command."""
+    then a handler for each requested file format (name -> path), fed by one command;
+    ``sweep`` runs before they close (see :class:`Reports`)."""
     known = formats()
+    _files.forget()  # the files this command writes from now on are the ones checked at close
     return Reports(
         [*streams]
         + [known[name].open(
@@ -210,7 +238,8 @@ def open_reports(
                 plugins=plugins or {},
                 folder=known[name].is_folder(command),
             )
-        ) for name, path in given.items()]
+        ) for name, path in given.items()],
+        sweep=sweep,
     )
 
 

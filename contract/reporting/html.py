@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import bisect
 import html
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from contract import _files
 from contract.engine.results import Counterexample, InvariantResult, RunResult
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.spec.a1 import column_letters, parse_range
@@ -55,19 +54,7 @@ _VISIBLE = {"\n": "↵", "\t": "→", "\r": "¤", " ": "·", "\x0b": "↧", "\x0
 
 def write_html(path: str | Path, results: Iterable[RunResult]) -> None:
     """Write the page for ``results`` (one or several targets) to ``path``, whole."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(render_html(results))
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(temp, 0o666 & ~mask)
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    _files.write_text(path, render_html(results))
 
 
 def render_html(results: Iterable[RunResult]) -> str:

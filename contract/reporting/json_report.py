@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from contract import _files
 from contract.reporting.formats import PER_TARGET, Output, PerTargetFile, ReportFormat, register
 from contract.reporting.formats import finished as _finished
 from contract.spec import SPEC_VERSION
-from contract.store.reproducers import truncate_chunks, write_atomic
+from contract.store.reproducers import truncate_chunks
 
 if TYPE_CHECKING:
     from contract.engine.events import Event
@@ -77,7 +78,7 @@ def report_json(result: RunResult) -> dict[str, Any]:
 
 def write_json(path: Path, result: RunResult) -> None:
     """Write the JSON report of ``result`` to ``path``, whole (exact strings)."""
-    write_atomic(path, report_json(result), exact=True)
+    _files.write_json(path, report_json(result), exact=True)
 
 
 class JsonReport:

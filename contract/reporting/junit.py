@@ -6,9 +6,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from contract import _files
+from contract.errors import printable
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.reporting.text import render_violation, stop_notes
-from contract.store import reproducers
 
 if TYPE_CHECKING:
     from contract.engine.results import RunResult
@@ -21,7 +22,7 @@ def junit_tree(result: RunResult) -> ET.ElementTree:
         suites,
         "testsuite",
         {
-            "name": f"chunk-contract {result.target}",
+            "name": f"chunk-contract {printable(result.target, limit=300)}",
             "tests": str(len(result.results)),
             "failures": str(len(result.violated)),
             "skipped": str(sum(r.status == "skipped" for r in result.results)),
@@ -40,16 +41,21 @@ def junit_tree(result: RunResult) -> ET.ElementTree:
             failure = ET.SubElement(
                 case,
                 "failure",
-                {"message": item.counterexample.message.splitlines()[0], "type": item.id},
+                {"message": _first_line(item.counterexample.message), "type": item.id},
             )
             failure.text = render_violation(result, item)
         elif item.status == "skipped":
-            ET.SubElement(case, "skipped", {"message": item.reason})
+            ET.SubElement(case, "skipped", {"message": printable(item.reason)})
     notes = stop_notes(result)
     if notes:  # after the testcases, as the JUnit schema orders them
         ET.SubElement(suite, "system-out").text = "\n".join(notes)
     ET.indent(suites)
     return ET.ElementTree(suites)
+
+
+def _first_line(message: str) -> str:
+    """A message's first line, cut and escaped: XML holds no control character."""
+    return printable(message.splitlines()[0] if message else "")
 
 
 def _properties(suite: ET.Element, result: RunResult) -> None:
@@ -84,7 +90,7 @@ def write_junit(output: Output, results: Sequence[RunResult]) -> None:
     """Write every target's suite in one file, whole."""
     assert output.path is not None
     data = ET.tostring(merged_tree(results), encoding="utf-8", xml_declaration=True)
-    reproducers.write_bytes_atomic(output.path, data)
+    _files.write_bytes(output.path, data)
 
 
 FORMAT = register(

@@ -12,10 +12,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from contract import _files
+from contract.errors import printable
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.reporting.text import render_violation, stop_notes
 from contract.spec.model import plural
-from contract.store.reproducers import write_bytes_atomic
 
 if TYPE_CHECKING:
     from contract.engine.results import InvariantResult, RunResult
@@ -26,7 +27,7 @@ _CELL_CHARS = 160
 
 def _cell(text: str) -> str:
     """One table cell: one line, pipes escaped, cut to a readable length."""
-    line = " ".join(text.split())
+    line = " ".join(printable(text).split())
     if len(line) > _CELL_CHARS:
         line = line[: _CELL_CHARS - 1] + "…"
     return line.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
@@ -98,7 +99,7 @@ def _target(result: RunResult) -> list[str]:
 
 def write_markdown(path: str | Path, results: Iterable[RunResult]) -> None:
     """Write the summary to ``path`` (a temporary file, then a rename)."""
-    write_bytes_atomic(path, render_markdown(results).encode("utf-8"))
+    _files.write_text(path, render_markdown(results))
 
 
 def _write(output: Output, results: Sequence[RunResult]) -> None:

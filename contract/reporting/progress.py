@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from contract.engine import events
 from contract.engine.events import Event, Started
+from contract.errors import printable
 from contract.reporting.formats import ReportFormat, register
 from contract.spec.model import plural
 
@@ -85,7 +86,7 @@ class ProgressBar:
         every: float = EVERY,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.label, self.total, self.unit = label, total, unit
+        self.label, self.total, self.unit = printable(label, limit=300), total, unit
         self.stream = stream or sys.stderr
         self.budget_s, self.quiet, self.every, self.clock = budget_s, quiet, every, clock
         self.tty = interactive(self.stream) if tty is None else tty

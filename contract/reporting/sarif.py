@@ -25,13 +25,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from contract import _files
 from contract.engine.results import InvariantResult, RunResult
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
 from contract.spec import SPEC_VERSION
 from contract.spec.model import escape
 from contract.spec.registry import Invariant, registry
 from contract.store import reproducers
-from contract.store.reproducers import write_atomic
 
 if TYPE_CHECKING:
     from contract.engine.results import InvariantResult, RunResult
@@ -179,7 +179,7 @@ def _result(
 
 def _location(target: str, plugin: Any, base: Path) -> dict[str, Any]:
     """Where GitHub shows the alerts of ``target``: always a relative URI with a region."""
-    path, line = _source(target, plugin)
+    path, line = _source(target, plugin, base)
     uri = _inside(path, base) if path is not None else None
     if uri is None:
         uri, line = _project_file(base)
@@ -232,8 +232,17 @@ def _artifact_name(target: str, path: Path | None) -> str:
     return "/".join(parts) or "chunker"
 
 
-def _source(target: str, plugin: Any) -> tuple[Path | None, int | None]:
-    """The file (and line) that defines the chunker, if it can be found."""
+#: The highest line number a location may claim (beyond it, the claim is not believed).
+MAX_LINE = 10**7
+
+
+def _source(target: str, plugin: Any, base: Path) -> tuple[Path | None, int | None]:
+    """The file (and line) that defines the chunker, if it can be found: the location the
+    plugin's worker reported when it is believable (:func:`_claimed`), else the host's own
+    look at ``split``, else the target's file."""
+    claimed = _claimed(target, getattr(plugin, "location", None), base)
+    if claimed is not None:
+        return claimed
     split = getattr(plugin, "split", None)
     func = getattr(split, "__func__", split)
     if func is not None:
@@ -250,6 +259,29 @@ def _source(target: str, plugin: Any) -> tuple[Path | None, int | None]:
     if target.startswith("exec:"):
         return _exec_file(target[len("exec:"):]), 1
     return None, None
+
+
+def _claimed(target: str, location: Any, base: Path) -> tuple[Path, int] | None:
+    """The location a plugin claimed for itself, if it names an existing file with a sane line
+    that is the target's own file or lies in the project folder ``base``; else None (a plugin
+    must not point code scanning at any file it likes). Read in the worker, which runs the
+    plugin's code: it is checked like anything else from there."""
+    if not (isinstance(location, (tuple, list)) and len(location) == 2):
+        return None
+    where, line = location
+    if not (isinstance(where, str) and type(line) is int and 1 <= line <= MAX_LINE):
+        return None
+    if len(where) > 4096 or not where.isprintable():
+        return None
+    path = Path(where)
+    own, _, _ = target.rpartition(":")
+    try:
+        resolved = path.resolve()
+        own_file = own.endswith(".py") and resolved == Path(own).resolve()
+        believable = path.is_file() and (own_file or resolved.is_relative_to(base))
+    except (OSError, ValueError, RuntimeError):
+        return None
+    return (path, line) if believable else None
 
 
 def _exec_script_name(command: str) -> str:
@@ -273,7 +305,7 @@ def _exec_file(command: str) -> Path | None:
 
 def write_sarif(path: str | Path, results: Iterable[RunResult], **options: Any) -> None:
     """Write the SARIF log whole (temporary file, then rename)."""
-    write_atomic(Path(path), sarif_log(results, **options))
+    _files.write_json(Path(path), sarif_log(results, **options))
 
 
 def _write(output: Output, results: Sequence[RunResult]) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from contract.diagnosis import Diagnosis
 from contract.engine.events import Event
 from contract.engine.results import InvariantResult, RunResult
+from contract.errors import printable
 from contract.reporting.formats import ReportFormat, finished, register
 from contract.spec import SPEC_VERSION
 from contract.spec.model import Config, escape, plural
@@ -121,8 +122,8 @@ def _diagnosis(found: Diagnosis | None) -> list[str]:
     """The confirmed bug pattern, when there is one (contract.diagnosis)."""
     if found is None:
         return []
-    return ["", f"Diagnosis ({found.pattern}): {found.cause}.", f"    evidence: {found.evidence}",
-            f"    usual fix: {found.fix}"]
+    return ["", f"Diagnosis ({found.pattern}): {found.cause}.",
+            f"    evidence: {printable(found.evidence)}", f"    usual fix: {found.fix}"]
 
 
 def _state(shrunk: bool, replayed_from: str | None) -> str:
@@ -133,7 +134,9 @@ def _state(shrunk: bool, replayed_from: str | None) -> str:
 
 
 def _messages(messages: list[str]) -> list[str]:
-    shown = [line for m in messages[:_MAX_MESSAGES] for line in m.splitlines()]
+    """The first messages, each cut and escaped (they quote what the plugin said)."""
+    escaped = (printable(m, lines=True) for m in messages[:_MAX_MESSAGES])
+    shown = [line for m in escaped for line in m.split("\n")]
     if len(messages) > _MAX_MESSAGES:
         shown.append(f"... and {len(messages) - _MAX_MESSAGES} more")
     return shown
@@ -161,7 +164,7 @@ def render(result: RunResult, *, quiet: bool = False, style: Style = PLAIN) -> s
     out = [header.splitlines()[0] if quiet else header]
     out += ["", *rows] if rows else []
     for item in result.violated:
-        heading = style(f"____ {item.id} · {result.target} ____", "red", "bold")
+        heading = style(f"____ {item.id} · {_shown(result.target)} ____", "red", "bold")
         out += ["", heading, render_violation(result, item)]
     out += _health(result, style)
     out += ["", *_coverage(result), _verdict(result, style)]
@@ -172,7 +175,7 @@ def _health(result: RunResult, style: Style) -> list[str]:
     """The health findings (contract.engine.health): what, why, how to fix; never a failure."""
     lines = []
     for found in result.health:
-        first, *rest = found.lines()
+        first, *rest = (printable(line) for line in found.lines())
         lines += ["", style(first, "yellow" if found.severity == "warning" else "dim"), *rest]
     return lines
 
@@ -185,7 +188,8 @@ def _rows(result: RunResult, style: Style, *, only_violated: bool = False) -> li
         if only_violated and item.status != "violated":
             continue
         if item.status == "skipped":
-            rows.append(style(f"  {item.id:<{width}}  skipped  {item.reason}".rstrip(), "dim"))
+            reason = printable(item.reason)
+            rows.append(style(f"  {item.id:<{width}}  skipped  {reason}".rstrip(), "dim"))
         else:
             colour = "red" if item.status == "violated" else "green"
             rows.append(f"  {item.id:<{width}}  {style(item.status, colour)}")
@@ -205,11 +209,16 @@ def _coverage(result: RunResult) -> list[str]:
 def _header(result: RunResult) -> str:
     checked = sum(r.status != "skipped" for r in result.results)
     return (
-        f"chunk-contract · {result.target} ({_kinds(result)}) · seed {result.seed} · "
+        f"chunk-contract · {_shown(result.target)} ({_kinds(result)}) · seed {result.seed} · "
         f"spec {SPEC_VERSION}\n"
         f"{plural(result.examples, 'example')} · {plural(checked, 'invariant')} checked · "
         f"{result.elapsed:.1f} s"
     )
+
+
+def _shown(target: str) -> str:
+    """A target as printed: escaped, at most a few lines' worth."""
+    return printable(target, limit=300)
 
 
 def _kinds(result: RunResult) -> str:
@@ -282,7 +291,12 @@ class TextReport:
         result = finished(event)
         if result is not None:
             text = render(result, quiet=self.quiet, style=self.style)
-            print(text, file=self.stream, flush=True)
+            try:
+                print(text, file=self.stream, flush=True)
+            except UnicodeEncodeError:  # a stream that cannot take every character (ASCII)
+                encoding = getattr(self.stream, "encoding", None) or "ascii"
+                shown = text.encode(encoding, "backslashreplace").decode(encoding)
+                print(shown, file=self.stream, flush=True)
 
     def close(self) -> None:
         """Nothing left to print: each report was printed when its target finished."""

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from contract import errors
+from contract import _files, errors
 from contract.errors import UsageError
 from contract.spec.model import Config
 from contract.store import reproducers
@@ -193,7 +193,7 @@ def open_database(spec: str) -> SharedDatabase:
     if folder.exists() and not folder.is_dir():
         raise DatabaseError(f"--database {spec}: not a folder (give a folder or a redis:// URL)")
     try:
-        reproducers.output_folder(folder, what=f"--database {spec}")
+        _files.output_folder(folder, what=f"--database {spec}")
     except UsageError as exc:
         raise DatabaseError(str(exc)) from None
     return SharedDatabase(DirectoryBasedExampleDatabase(str(folder)), spec)

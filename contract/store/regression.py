@@ -15,11 +15,10 @@ test can be committed and run from any folder or machine.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 
+from contract import _files
 from contract.store.reproducers import Reproducer
 
 #: Rules seen only across a whole run: the test reruns the contract on that rule alone.
@@ -29,23 +28,8 @@ _WHOLE_RUN = ("scales_linearly", "deterministic")
 def emit_pytest(saved: Reproducer, path: Path, *, source: str) -> Path:
     """Write the regression test for ``saved`` (read from ``source``) to ``path``."""
     text = render(saved, source=source)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.chmod(temp, 0o666 & ~_umask())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    _files.write_text(path, text)
     return path
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def render(saved: Reproducer, *, source: str) -> str:

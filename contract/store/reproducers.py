@@ -8,20 +8,16 @@ A reproducer holds everything needed to see the failure again: the target, the i
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import re
 import shlex
 import stat
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from contract import errors, exactjson
+from contract import _files, errors, exactjson
 from contract.spec import registry
 from contract.spec.model import Config
 
@@ -87,117 +83,6 @@ class Reproducer:
 # ----------------------------------------------------------------------------- writing
 
 
-def write_atomic(path: Path, payload: Any, *, exact: bool = False) -> None:
-    """Write ``payload`` as JSON to ``path`` through a temporary file and a rename.
-
-    With ``exact`` every string is written by contract.exactjson, so separated surrogates come
-    back as they were (reproducers, the JSON report). Otherwise (SARIF, for other tools) it is
-    plain JSON: non-ASCII text as itself, unless the payload holds a lone surrogate, which UTF-8
-    cannot encode: then everything non-ASCII is escaped.
-    """
-    if exact:
-        text = exactjson.dumps(payload, ensure_ascii=False, indent=2)
-    else:
-        text = json.dumps(payload, ensure_ascii=False, indent=2)
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate: only a \ud800 escape can hold it
-            text = json.dumps(payload, ensure_ascii=True, indent=2)
-    write_bytes_atomic(path, (text + "\n").encode("utf-8"))
-
-
-def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """Replace the file at ``path`` (through a symlink: its target) whole with ``data``.
-
-    The new file gets the permissions of any new file (0o666 less the umask). A directory or a
-    special file (device, FIFO, socket) at ``path`` is a usage error, never replaced.
-    """
-    target = output_path(path, what=str(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            os.fchmod(out.fileno(), 0o666 & ~_umask())
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def output_path(path: str | Path, *, what: str) -> Path:
-    """Where a report for ``path`` will be written, checked before anything runs.
-
-    A symlink is followed (its target is written, the link kept). The path must not be a
-    directory or a special file, and its folder must exist or be creatable, and be writable.
-    """
-    with _path_errors(path, what):
-        target, mode = _existing(Path(path))
-    if mode is not None and stat.S_ISDIR(mode):
-        raise errors.UsageError(f"{what}: {path} is a directory; give a file path")
-    if mode is not None and not stat.S_ISREG(mode):
-        raise errors.UsageError(
-            f"{what}: {path} is not a regular file (a device, FIFO or socket); reports are "
-            "written whole and renamed into place, so give the path of a regular file"
-        )
-    _writable_folder(target.parent, what=what)
-    return target
-
-
-def _existing(path: Path) -> tuple[Path, int | None]:
-    """(the path a write lands on: a symlink's target, its mode or None when it is new)."""
-    try:
-        target = path.resolve() if path.is_symlink() else path
-    except RuntimeError as exc:  # a symlink loop
-        raise OSError(40, f"cannot follow the symlink: {exc}") from None
-    try:
-        return target, target.stat().st_mode
-    except FileNotFoundError:
-        return target, None
-
-
-def output_folder(path: str | Path, *, what: str) -> Path:
-    """A folder files will be written into (reproducers, matrix reports), checked up front."""
-    folder = Path(path)
-    with _path_errors(path, what):
-        if folder.exists() and not folder.is_dir():
-            raise errors.UsageError(f"{what}: {path} exists and is not a folder; give a folder")
-    _writable_folder(folder, what=what)
-    return folder
-
-
-@contextmanager
-def _path_errors(path: str | Path, what: str) -> Iterator[None]:
-    """OSError / ValueError of a path operation (a name too long, a NUL byte) as a usage error."""
-    try:
-        yield
-    except OSError as exc:
-        raise errors.UsageError(f"{what}: cannot use {str(path)[:80]!r}: {exc.strerror}") from None
-    except ValueError as exc:
-        raise errors.UsageError(f"{what}: cannot use {str(path)[:80]!r}: {exc}") from None
-
-
-def _writable_folder(folder: Path, *, what: str) -> None:
-    with _path_errors(folder, what):
-        _writable(folder, what)
-
-
-def _writable(folder: Path, what: str) -> None:
-    existing = folder.absolute()
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise errors.UsageError(f"{what}: cannot create folder {folder}: {existing} is a file")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise errors.UsageError(f"{what}: cannot write into {existing}: permission denied")
-
-
 def save(reproducer: Reproducer, folder: Path) -> Path:
     """Write ``reproducer`` under ``folder``, named by invariant and content hash."""
     if reproducer.base is None:
@@ -215,7 +100,7 @@ def save(reproducer: Reproducer, folder: Path) -> Path:
         ).encode()
     ).hexdigest()[:8]
     path = folder / f"{reproducer.invariant}-{target_slug(reproducer.target)}-{digest}.json"
-    write_atomic(path, body, exact=True)
+    _files.write_json(path, body, exact=True)
     return path
 
 

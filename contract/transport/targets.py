@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contract.errors import UsageError
+from contract.errors import MAX_TIMEOUT, UsageError, printable
 from contract.spec.model import Declarations
 from contract.spec.registry import registry
 
@@ -72,9 +72,14 @@ def load_timeout(timeout: float | None = None) -> float:
     try:
         floor = float(text) if text else LOAD_TIMEOUT
     except ValueError:
-        raise TargetError(f"{LOAD_TIMEOUT_VAR}={text!r} is not a number of seconds") from None
-    if not floor > 0 or floor == float("inf"):
-        raise TargetError(f"{LOAD_TIMEOUT_VAR}={text!r} must be finite and > 0 seconds")
+        raise TargetError(
+            f"{LOAD_TIMEOUT_VAR}={printable(text, limit=40)} is not a number of seconds"
+        ) from None
+    if not 0 < floor <= MAX_TIMEOUT:  # NaN and infinity fail too
+        raise TargetError(
+            f"{LOAD_TIMEOUT_VAR}={printable(text, limit=40)} must be a finite number of seconds "
+            f"above 0 and at most {MAX_TIMEOUT:g}; unset it for the default {LOAD_TIMEOUT:g}"
+        )
     return max(floor, timeout or 0.0)
 
 

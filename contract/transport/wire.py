@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from contract.errors import cut, printable
 from contract.spec.model import (
     DOCUMENT_KINDS,
     KINDS,
@@ -113,7 +114,7 @@ def _check_version(version: Any, present: bool) -> None:
     if not present:
         raise HandshakeError('the handshake has no "chunk_contract" key (expected 1)')
     if isinstance(version, bool) or not isinstance(version, int):
-        raise HandshakeError(f'"chunk_contract" is {version!r}; expected the integer 1')
+        raise HandshakeError(f'"chunk_contract" is {_shown(version)}; expected the integer 1')
     if version != PROTOCOL_VERSION:
         raise HandshakeError(
             f"the plugin speaks protocol version {version}; this chunk-contract speaks "
@@ -125,19 +126,31 @@ def _choice(message: Mapping[str, Any], name: str, allowed: Sequence[str], defau
     value = message.get(name, default)
     if not isinstance(value, str) or value not in allowed:
         raise HandshakeError(
-            f'"{name}" is {value!r}; expected one of {", ".join(map(repr, allowed))}'
+            f'"{name}" is {_shown(value)}; expected one of {", ".join(map(repr, allowed))}'
         )
     return value
 
 
 def _promises(value: Any) -> frozenset[str]:
     if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
-        raise HandshakeError(f'"promises" is {value!r}; expected a list of invariant ids')
+        raise HandshakeError(f'"promises" is {_shown(value)}; expected a list of invariant ids')
 
     unknown = sorted(p for p in value if p not in registry())
     if unknown:
-        raise HandshakeError(f'"promises" names unknown invariant id(s) {", ".join(unknown)}')
+        raise HandshakeError(
+            f'"promises" names unknown invariant id(s) {_shown(", ".join(unknown))}'
+        )
     return frozenset(value)
+
+
+#: Characters of a reply's error message kept (the worker keeps as many of an exception's).
+MESSAGE_CHARS = 10_000
+
+
+def _shown(value: Any) -> str:
+    """A value the plugin sent, for a message: its repr, cut and escaped, in linear time."""
+    return printable(repr(value) if not isinstance(value, str) or len(value) < 400
+                     else repr(value[:400]) + "...", limit=200)
 
 
 def _json_object(line: bytes, error: type[Exception], what: str) -> dict[str, Any]:
@@ -146,9 +159,9 @@ def _json_object(line: bytes, error: type[Exception], what: str) -> dict[str, An
     try:
         value = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise error(f"{what} is not one JSON object in UTF-8 ({exc}): {shown!r}") from None
+        raise error(f"{what} is not one JSON object in UTF-8 ({exc}): {_shown(shown)}") from None
     if not isinstance(value, dict):
-        raise error(f"{what} is {type(value).__name__} JSON, expected an object: {shown!r}")
+        raise error(f"{what} is {type(value).__name__} JSON, expected an object: {_shown(shown)}")
     return value
 
 
@@ -192,7 +205,7 @@ def read_reply(line: bytes, call_id: int) -> dict[str, Any]:
     reply = _json_object(line, ProtocolError, "the reply")
     got = reply.get("id")
     if isinstance(got, bool) or got != call_id:
-        raise ProtocolError(f"the reply has id {got!r}, expected {call_id}")
+        raise ProtocolError(f"the reply has id {_shown(got)}, expected {call_id}")
     return reply
 
 
@@ -220,12 +233,14 @@ def split_value(reply: Mapping[str, Any], document: Any, offsets: str) -> tuple[
 
 def _error_value(error: Any) -> tuple[Any, ...]:
     if not isinstance(error, dict) or not isinstance(error.get("message", ""), str):
-        raise ProtocolError(f'"error" is {error!r}; expected {{"type": ..., "message": "..."}}')
+        raise ProtocolError(
+            f'"error" is {_shown(error)}; expected {{"type": ..., "message": "..."}}'
+        )
     kind = error.get("type")
-    message = error.get("message", "")
+    message = cut(error.get("message", ""), MESSAGE_CHARS)
     if kind == "config":
         return ("raised", "ConfigError", message, True, "")
-    return ("raised", f"error (type {kind!r})", message, False, "")
+    return ("raised", f"error (type {_shown(kind)})", message, False, "")
 
 
 def counts_value(reply: Mapping[str, Any], texts: Sequence[str]) -> list[int]:
@@ -237,7 +252,8 @@ def counts_value(reply: Mapping[str, Any], texts: Sequence[str]) -> list[int]:
         or not all(type(c) is int and c >= 0 for c in counts)
     ):
         raise ProtocolError(
-            f"count_tokens replied {counts!r}; expected a list of {len(texts)} non-negative ints"
+            f"count_tokens replied {_shown(counts)}; expected a list of {len(texts)} "
+            "non-negative ints"
         )
     return counts
 

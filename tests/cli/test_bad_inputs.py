@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from contract import _files
 from contract.cli.main import main
 from contract.store import database, reproducers
 
@@ -210,14 +211,14 @@ def test_a_symlinked_report_is_written_through(tmp_path: Path) -> None:
     target.write_text("{}")
     link = tmp_path / "link.json"
     link.symlink_to(target)
-    reproducers.write_atomic(link, {"ok": 1})
+    _files.write_json(link, {"ok": 1})
     assert link.is_symlink() and json.loads(target.read_text()) == {"ok": 1}
 
 
 def test_reports_respect_the_umask(tmp_path: Path) -> None:
     old = os.umask(0o027)
     try:
-        reproducers.write_atomic(tmp_path / "r.json", {"ok": 1})
+        _files.write_json(tmp_path / "r.json", {"ok": 1})
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "r.json").stat().st_mode) == 0o640
@@ -527,3 +528,35 @@ def test_secrets_are_masked(text: str, shown: str) -> None:
     from contract.errors import one_line, redact
 
     assert redact(text) == shown and one_line(f"bad\n{text}") == f"bad {shown}"
+
+
+# ----------------------------------------------------------------------------- the pytest plugin
+
+
+@pytest.mark.parametrize("flag, value", [
+    ("--chunk-contract-max-examples", "-5"),
+    ("--chunk-contract-max-examples", "0"),
+    ("--chunk-contract-max-examples", str(10**12)),
+    ("--chunk-contract-seed", str(2**70)),
+])
+def test_a_pytest_flag_out_of_bounds_is_one_usage_line(
+    tmp_path: Path, flag: str, value: str
+) -> None:
+    (tmp_path / "test_x.py").write_text("def test_x():\n    pass\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "contract.pytest.plugin", "-q", "-p",
+         "no:cacheprovider", "--chunk-contract", FIXED, flag, value],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
+        text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 4, done.stdout + done.stderr  # pytest's usage error, nothing ran
+    assert f"chunk-contract: {flag} must be" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("value", ["1e308", "1e400", "nan", "-1", "0", "\x1b[2J"])
+def test_a_load_timeout_out_of_bounds_is_one_usage_line(
+    value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CHUNK_CONTRACT_LOAD_TIMEOUT", value)
+    line = usage_error(["run", FIXED, *TINY], capsys)
+    assert "CHUNK_CONTRACT_LOAD_TIMEOUT" in line and "\x1b" not in line

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+from contract import _files
 from contract.errors import UsageError, one_line
 from contract.integrations.fuzzing.artifacts import REPRODUCERS, convert
 from contract.integrations.fuzzing.blind import Mutator, run_blind
@@ -38,7 +39,6 @@ from contract.integrations.fuzzing.options import (
 from contract.integrations.fuzzing.target import FuzzTarget, require_atheris, text_plugin
 from contract.reporting.progress import ProgressBar
 from contract.spec.registry import select
-from contract.store import reproducers
 from contract.transport.loading import load
 from contract.transport.outofprocess import is_out_of_process
 from contract.transport.targets import Plugin, TargetError
@@ -175,7 +175,7 @@ def fuzz(options: FuzzOptions) -> int:
         summary = Driver(options, plugin, selected, bar=fuzz_bar(options)).run()
     print(render(summary))
     if options.summary_json:
-        reproducers.write_atomic(Path(options.summary_json), summary.as_json())
+        _files.write_json(Path(options.summary_json), summary.as_json())
     return EXIT_FOUND if summary.found else EXIT_CLEAN
 
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import html
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from contract import _files
 from contract.integrations.mutation.results import DETECTED, INVALID, Mutant, RunData
 from contract.integrations.mutation.triage import Entry, Triage, entry_toml
 
@@ -486,14 +485,4 @@ def write(report: Report, folder: Path | str) -> dict[str, Path]:
 
 
 def _atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _files.write_text(path, text)
