@@ -71,7 +71,9 @@ _EXIT_MEMORY = 86
 #: The signal that makes a hung child write its Python stack (faulthandler) before the kill.
 _STACK_SIGNAL = signal.SIGUSR1
 #: Seconds to wait for that stack dump.
-_STACK_WAIT = 0.1
+_STACK_WAIT = 0.5
+#: Polls (2 ms apart) the capture file must stay the same size for a stack dump to be done.
+_SETTLED = 10
 #: Seconds a child that closed its pipe gets to finish exiting before it is killed.
 _EXIT_WAIT = 1.0
 #: Seconds to wait for a SIGKILLed child to be reapable (it is not waited for beyond that).
@@ -559,11 +561,12 @@ class Worker:
     def _await_output(self, before: int) -> None:
         """Waits (at most _STACK_WAIT s) for the capture file to grow past `before` and settle."""
         deadline = time.monotonic() + _STACK_WAIT
-        last = before
+        last, still = before, 0
         while time.monotonic() < deadline:
             time.sleep(0.002)
             size = self._output_size()
-            if before < size == last:
+            still = still + 1 if before < size == last else 0
+            if still >= _SETTLED:  # a busy machine may pause the child mid-dump: not done yet
                 return
             last = size
 

@@ -45,8 +45,9 @@ from contract.generation.strategies.schedule import (
 )
 from contract.reporting.json_report import report_json
 from contract.reporting.text import render
-from contract.spec.model import Config
+from contract.spec.model import Config, Declarations
 from contract.spec.workbook import build, split_ref
+from contract.transport.targets import Plugin
 
 SCHEDULE = text_schedule()
 ROOT = Path(__file__).resolve().parents[2]
@@ -264,6 +265,7 @@ class _Recorder:
 
     def __init__(self) -> None:
         self.calls: list[tuple[Any, Config]] = []
+        self.plugin = Plugin("recorder", None, Declarations())  # no declared ranges
 
     def observe(self, document: Any, config: Config) -> Observation:
         self.calls.append((document, config))
