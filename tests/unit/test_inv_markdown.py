@@ -192,3 +192,52 @@ def test_blank_lines_before_a_heading_belong_to_it() -> None:
     accepts("section_path", case(doc, kept, promises=SP))
     wrong = [kept[0], type(kept[1])(index=1, text=kept[1].text, start=9, end=20, section=("A",))]
     rejects("section_path", case(doc, wrong, promises=SP), "give ['A', 'B']")
+
+
+# Readings the checks accept (docs/spec.md): every reading the spec allows passes, and a title
+# no reading gives is still rejected.
+
+
+def _titled(doc: str, *paths: list[str], cuts: tuple[tuple[int, int], ...]) -> list:
+    return [
+        type(c)(index=c.index, text=c.text, start=c.start, end=c.end, section=tuple(p))
+        for c, p in zip(spans(doc, *cuts), paths)
+    ]
+
+
+@pytest.mark.parametrize("title", ["#\r", "", "#"])
+def test_a_lone_cr_after_a_hash_run_is_read_both_ways(title: str) -> None:
+    """'# #\\r': a lone "\\r" is text (only "\\n" ends a line), so CommonMark's closing-sequence
+    rule keeps '#\\r' as the title; stripping all whitespace first gives ''. Both are allowed."""
+    accepts("section_path", case("# #\r", _titled("# #\r", [title], cuts=((0, 4),)), promises=SP))
+
+
+def test_a_title_no_reading_gives_is_still_rejected() -> None:
+    rejects(
+        "section_path",
+        case("# #\r", _titled("# #\r", ["# #"], cuts=((0, 4),)), promises=SP),
+        "reports section ['# #']",
+    )
+
+
+@pytest.mark.parametrize("title", ["A\u00a0#", "A"])
+def test_a_no_break_space_before_a_closing_run_is_read_both_ways(title: str) -> None:
+    doc = "# A\u00a0#\nx"
+    accepts("section_path", case(doc, _titled(doc, [title], cuts=((0, 7),)), promises=SP))
+
+
+def test_a_crlf_line_end_is_not_part_of_the_title() -> None:
+    doc = "# A #\r\nx"
+    accepts("section_path", case(doc, _titled(doc, ["A"], cuts=((0, 8),)), promises=SP))
+    rejects("section_path", case(doc, _titled(doc, ["A #"], cuts=((0, 8),)), promises=SP), "A #")
+
+
+@pytest.mark.parametrize("path", [[], ["Title"]])
+def test_a_setext_heading_may_count_or_not(path: list[str]) -> None:
+    """The extension names ATX headings; a CommonMark chunker also opens a section at a setext
+    heading (a paragraph underlined with = or -). Both readings pass; a mix of them does not."""
+    doc = "Title\n=====\nbody\n## B\nbeta\n"
+    ok = _titled(doc, path, [*path, "B"], cuts=((0, 17), (17, 27)))
+    accepts("section_path", case(doc, ok, promises=SP))
+    wrong = _titled(doc, ["Other"], ["B"], cuts=((0, 17), (17, 27)))
+    rejects("section_path", case(doc, wrong, promises=SP), "reports section ['Other']")

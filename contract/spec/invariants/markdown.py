@@ -106,58 +106,153 @@ def _violation(doc: Document, index: int, span: Span, head: int) -> Violation:
 
 # ----------------------------------------------------------------------------- section_path
 
+#: A title as the readings allow it: one entry per heading level, each the set of titles the
+#: allowed readings give (compared without surrounding whitespace).
+Path = list[frozenset[str]]
 
-def heading_paths(text: str) -> tuple[list[int], list[list[str]]]:
-    """Line starts of the ATX headings outside fenced code, and the heading path each begins.
+#: What a reading strips around a title and before a closing ``#`` run: CommonMark's spaces
+#: and tabs, or all of Python's whitespace (``str.isspace``, which holds a no-break space and a
+#: lone ``"\r"``). docs/spec.md, "Readings the checks accept", lists every such choice.
+_SPACE_TAB = " \t"
+_ANY_SPACE = None  # str.strip(None): every whitespace character
+_READINGS = [(trim, sep) for trim in (_SPACE_TAB, _ANY_SPACE) for sep in (_SPACE_TAB, _ANY_SPACE)]
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*\r?$", re.MULTILINE)
 
-    A heading of level n closes every open heading of level n or deeper, so the path lists the
-    titles of the open headings from the top level down (``"# A\n### C"`` gives ``[A, C]``).
+
+def heading_paths(text: str, *, setext: bool = False) -> tuple[list[int], list[Path]]:
+    """Line starts of the headings outside fenced code, and the heading path each begins.
+
+    ATX headings always count; with ``setext``, a paragraph underlined with ``=`` or ``-``
+    (CommonMark's setext heading) counts too. A heading of level n closes every open heading
+    of level n or deeper, so the path lists the titles of the open headings from the top level
+    down (``"# A\n### C"`` gives ``[A, C]``).
     """
     starts: list[int] = []
-    paths: list[list[str]] = []
-    stack: list[tuple[int, str]] = []
-    for head in heading_offsets(text):
-        line = text.rfind("\n", 0, head) + 1
-        end = text.find("\n", head)
-        level = len(text[head : head + 6]) - len(text[head : head + 6].lstrip("#"))
-        title = atx_title(text[head + level : len(text) if end == -1 else end])
+    paths: list[Path] = []
+    stack: list[tuple[int, frozenset[str]]] = []
+    for line, level, titles in _all_headings(text, setext=setext):
         while stack and stack[-1][0] >= level:
             stack.pop()
-        stack.append((level, title))
+        stack.append((level, titles))
         starts.append(line)
         paths.append([t for _, t in stack])
     return starts, paths
 
 
-def atx_title(content: str) -> str:
-    """A heading's title: its text without a closing ``#`` run (which must follow a space or
-    tab, or be all there is: ``"# C#"`` is titled ``C#``) and without surrounding whitespace.
+def _all_headings(text: str, *, setext: bool) -> list[tuple[int, int, frozenset[str]]]:
+    """``(line start, level, titles)`` of each heading, in document order."""
+    found = [_atx(text, head) for head in heading_offsets(text)]
+    if setext:
+        found += _setext_headings(text, {line for line, _, _ in found})
+    return sorted(found, key=lambda h: h[0])
 
-    Whitespace is Python's (``str.strip()``): CommonMark strips only spaces and tabs, but a
-    chunker that also strips a no-break space or a lone ``"\r"`` names the same heading.
+
+def _atx(text: str, head: int) -> tuple[int, int, frozenset[str]]:
+    line = text.rfind("\n", 0, head) + 1
+    end = text.find("\n", head)
+    level = len(text[head : head + 6]) - len(text[head : head + 6].lstrip("#"))
+    content = text[head + level : len(text) if end == -1 else end]
+    if end != -1 and content.endswith("\r"):
+        content = content[:-1]  # the "\r" of a CRLF belongs to the line end
+    return line, level, atx_titles(content)
+
+
+def _setext_headings(text: str, atx_lines: set[int]) -> list[tuple[int, int, frozenset[str]]]:
+    """CommonMark's setext headings, approximately: an underline right after a paragraph."""
+    fenced = _fenced_ranges(text)
+    out = []
+    for match in _SETEXT.finditer(text):
+        if bisect.bisect_right(fenced, match.start()) % 2 or match.start() == 0:
+            continue
+        first = _paragraph_start(text, match.start(), atx_lines)
+        if first is None:
+            continue
+        body = text[first : match.start() - 1].replace("\r\n", "\n")
+        titles = frozenset({body.strip(), " ".join(part.strip() for part in body.split("\n"))})
+        out.append((first, 1 if match.group(1)[0] == "=" else 2, titles))
+    return out
+
+
+def _paragraph_start(text: str, underline: int, atx_lines: set[int]) -> int | None:
+    """The start of the paragraph that ends just before ``underline``, if there is one."""
+    first = None
+    end = underline - 1
+    while end >= 0:
+        begin = text.rfind("\n", 0, end) + 1
+        line = text[begin:end]
+        if not line.strip() or begin in atx_lines or _FENCE.match(line):
+            break
+        first = begin
+        end = begin - 1
+    return first
+
+
+def atx_title(content: str) -> str:
+    """A heading's title under the spec's own reading: without a closing ``#`` run (which must
+    follow a space or tab, or be all there is: ``"# C#"`` is titled ``C#``) and without
+    surrounding whitespace (Python's, ``str.strip()``)."""
+    return _title(content, trim=_ANY_SPACE, sep=_SPACE_TAB)
+
+
+def atx_titles(content: str) -> frozenset[str]:
+    """Every title the allowed readings give a heading line's content (after its ``#`` run).
+
+    CommonMark strips only spaces and tabs, and a closing ``#`` run must be followed by
+    nothing but spaces and tabs; a chunker may also strip a no-break space or a lone ``"\r"``
+    (Python's whitespace). ``"# #\r"`` is titled ``"#\r"`` by the first reading and ``""`` by
+    the second: both are accepted.
     """
-    content = content.strip()
+    return frozenset(_title(content, trim=trim, sep=sep).strip() for trim, sep in _READINGS)
+
+
+def _title(content: str, *, trim: str | None, sep: str | None) -> str:
+    content = content.strip(trim)
     bare = content.rstrip("#")
     if not bare:
         return ""
-    if bare != content and bare[-1] in " \t":
-        return bare.strip()
+    if bare != content and bare[-1:].strip(sep) == "":
+        return bare.strip(trim)
     return content
+
+
+def _readings(doc: Document) -> list[tuple[list[int], list[Path]]]:
+    cached = doc.cache.get("heading_paths")
+    if cached is None:
+        cached = doc.cache["heading_paths"] = [
+            heading_paths(doc.text, setext=setext) for setext in (False, True)
+        ]
+    return cached
+
+
+def _path_at(reading: tuple[list[int], list[Path]], offset: int) -> Path:
+    starts, paths = reading
+    k = bisect.bisect_right(starts, offset) - 1
+    return paths[k] if k >= 0 else []
+
+
+def _matches(section: list[str], path: Path) -> bool:
+    return len(section) == len(path) and all(
+        title.strip() in titles for title, titles in zip(section, path)
+    )
+
+
+def _shown(path: Path) -> list[str]:
+    """The spec reading's path, for messages (the first title of each level's readings)."""
+    return [min(titles, key=lambda t: (len(t), t)) for titles in path]
 
 
 @invariant("section_path", opt_in=True)
 def section_path(case: Case) -> Iterator[Violation]:
     """A chunk's ``section`` is the heading path in force at its first non-blank character.
 
-    Titles are compared without leading and trailing whitespace. A plugin that promises this
-    rule reports ``section`` on every chunk: a missing one is a violation (the promise is what a
-    RAG pipeline relies on to attribute text to its heading).
+    Titles are compared without leading and trailing whitespace, and every reading that
+    docs/spec.md allows is accepted (setext headings or not, CommonMark's or Python's
+    whitespace). A plugin that promises this rule reports ``section`` on every chunk: a missing
+    one is a violation (the promise is what a RAG pipeline relies on to attribute text to its
+    heading).
     """
     doc = case.document
-    cached = doc.cache.get("heading_paths")
-    if cached is None:
-        cached = doc.cache["heading_paths"] = heading_paths(doc.text)
-    starts, paths = cached
+    readings = _readings(doc)
     for chunk, span in zip(case.chunks, case.offset_spans):
         if chunk.section is None:
             yield Violation(
@@ -174,13 +269,12 @@ def section_path(case: Case) -> Iterator[Violation]:
         first = first_non_space(doc.text, span[0], span[1])
         if first == -1:
             continue
-        k = bisect.bisect_right(starts, first) - 1
-        expected = paths[k] if k >= 0 else []
-        if [title.strip() for title in chunk.section] != expected:
+        allowed = [_path_at(reading, first) for reading in readings]
+        if not any(_matches(list(chunk.section), path) for path in allowed):
             yield Violation(
                 "section_path",
                 f"{describe_chunk(chunk, span)} reports section {list(chunk.section)!r}; the "
                 f"headings in force at its first non-blank character (line "
-                f"{doc.line_of(first)}) give {expected!r}",
+                f"{doc.line_of(first)}) give {_shown(allowed[0])!r}",
                 (chunk.index,),
             )
