@@ -441,8 +441,14 @@ def crlf_not_normalised(probe: Probe) -> str | None:
     doc = probe.document
     if not isinstance(doc, str) or "\r\n" not in doc or probe.fails(doc.replace("\r\n", "\n")):
         return None
+    # The control: the same document with each CRLF's "\r" turned into a space keeps every
+    # length, offset and line, and holds no CRLF. If the violation stays there, the "\r" is
+    # not its cause (a chunker that rejoins lines with a space fails on LF text alike).
+    if probe.fails(doc.replace("\r\n", " \n")):
+        return None
     return (f"the document has {doc.count(chr(13) + chr(10))} '\\r\\n' line end(s); written "
-            "with '\\n' instead, the violation disappears")
+            "with '\\n' instead, the violation disappears, and it also disappears when each "
+            "'\\r' becomes a space (same lengths and lines)")
 
 
 # ----------------------------------------------------------------------------- markdown

@@ -117,6 +117,9 @@ class Counterexample:
     #: The saved failure (reproducer file or shared database) this input was replayed from at
     #: the start of the run, when shrinking found nothing smaller; None for a new finding.
     replayed_from: str | None = None
+    #: The rule whose violation causes this one (contract.spec.causes): judged without the
+    #: chunks' offsets, this rule holds, so the fix is the cause's. None: a verdict of its own.
+    follows_from: str | None = None
 
     @property
     def message(self) -> str:
@@ -132,6 +135,16 @@ class InvariantResult:
     examples: int = 0
     counterexample: Counterexample | None = None
     reason: str = ""
+
+    @property
+    def follows_from(self) -> str | None:
+        """The rule whose violation causes this one, if any (see Counterexample.follows_from)."""
+        return self.counterexample.follows_from if self.counterexample else None
+
+    @property
+    def follows_note(self) -> str:
+        """``"(follows from span_fidelity)"`` for the reports, or ``""``."""
+        return f"(follows from {self.follows_from})" if self.follows_from else ""
 
 
 @dataclass

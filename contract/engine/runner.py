@@ -124,6 +124,7 @@ def _run(
         _save(plugin, config, the_seed, found, shared)
     if shared and not stop:
         shared.delete(_fixed_since(from_shared, explored, active))
+    _own_causes(findings)
     results = _verdicts(plugin, chosen, active, explored.examples, explored.exercised, findings)
     result = RunResult(
         plugin.target,
@@ -514,7 +515,21 @@ def _counterexample(rule: str, seen: Observation, *, shrunk: bool) -> Counterexa
         seen.records,
         shrunk,
         offending=offending,
+        follows_from=_cause(found),
     )
+
+
+def _cause(found: list[Violation]) -> str | None:
+    """The one rule every violation here follows from (contract.spec.causes), if any."""
+    causes = {v.follows_from for v in found}
+    return causes.pop() if len(causes) == 1 else None
+
+
+def _own_causes(findings: dict[str, Counterexample]) -> None:
+    """A finding follows from a cause only when the cause is itself a finding of the run."""
+    for found in findings.values():
+        if found.follows_from not in findings:
+            found.follows_from = None
 
 
 def _diagnose_all(session: Session, findings: dict[str, Counterexample]) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contract.containment.worker import Outcome
+from contract.spec.causes import attribute
 from contract.spec.model import (
     Case,
     Chunk,
@@ -22,6 +23,7 @@ from contract.spec.model import (
     Violation,
 )
 from contract.spec.registry import Invariant, registry
+from contract.spec.rules import Check
 from contract.transport.base import ForkTransport, Transport
 from contract.transport.messages import Chunks, CountTokens, Split, WrongType
 from contract.transport.outofprocess import OutOfProcessTransport, is_out_of_process, valid_unicode
@@ -207,7 +209,15 @@ class Session:
             except PluginFailure as failure:  # a rerun or a token count went wrong
                 found.append(failure.violation)
         exercised.update(r.id for r in rules if r.engine)
-        return found
+        try:
+            return attribute(case, found, self._judged_on_text)
+        except PluginFailure:  # a token count failed while judging again: keep the verdicts
+            return found
+
+    @property
+    def _judged_on_text(self) -> dict[str, Check]:
+        """The rules that can be judged again on the chunk texts alone (contract.spec.causes)."""
+        return {r.id: r.check for r in self.rules if not r.engine and not r.needs}
 
     def case(self, document: Any, config: Config, chunks: Sequence[Chunk]) -> Case:
         """The Case the invariants see for this call."""

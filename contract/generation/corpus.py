@@ -20,7 +20,8 @@ from typing import Any
 from contract.generation.strategies.configs import Bounds, out_of_range
 from contract.spec.model import Config
 
-__all__ = ["CORPUS", "WORKBOOK_CORPUS", "corpus_for", "range_probes"]
+__all__ = ["ASTRAL_WORD", "CORPUS", "UNICODE_WHITESPACE", "WORKBOOK_CORPUS", "corpus_for",
+           "range_probes"]
 
 _WORDS = "ab cd\nef gh ij"
 
@@ -49,6 +50,71 @@ def _near_twins() -> tuple[tuple[str, str, Config], ...]:
             *((f"near twins: one letter changed {where}", _twin(_TWIN_BASE, at), _TWIN_CONFIG)
               for where, at in (("near the end", end), ("in the middle", middle),
                                 ("near the start", start))))
+
+#: Whitespace that is not ASCII (and ASCII whitespace that is rarely met), one class each:
+#: Python's ``str.isspace()`` holds them all, so a chunker that tests for blank text with
+#: ASCII alone (``strip(" \t\r\n")``, ``/^[ \t\n]*$/``) meets them here, not by chance.
+UNICODE_WHITESPACE: tuple[tuple[str, str], ...] = (
+    ("no-break space U+00A0", "\u00a0"),
+    ("next line U+0085", "\x85"),
+    ("figure space U+2007", "\u2007"),
+    ("narrow no-break space U+202F", "\u202f"),
+    ("ideographic space U+3000", "\u3000"),
+    ("line and paragraph separators U+2028 U+2029", "\u2028\u2029"),
+    ("ogham space U+1680", "\u1680"),
+    ("en quad to hair space U+2000-U+200A", "".join(map(chr, range(0x2000, 0x200B)))),
+    ("medium mathematical space U+205F", "\u205f"),
+    ("vertical tab and form feed", "\x0b\x0c"),
+    ("information separators U+001C-U+001F", "\x1c\x1d\x1e\x1f"),
+)
+
+
+def _whitespace_probes() -> tuple[tuple[str, str, Config], ...]:
+    """Each class of whitespace as a whole document longer than the cap (in characters and in
+    UTF-8 bytes) and shorter than it, then whole paragraphs of each between words."""
+    out: list[tuple[str, str, Config]] = []
+    for name, chars in UNICODE_WHITESPACE:
+        long = (chars * 8)[: max(8, len(chars))]
+        out.append((f"a document of {name} only, longer than the cap", long, Config(3, 1)))
+        out.append((f"a document of {name} only, shorter than the cap", chars[:2], Config(64, 0)))
+    paragraphs = "\n\n".join(
+        f"w{k}\n{(chars * 4)[:4]}\nx{k}" for k, (_, chars) in enumerate(UNICODE_WHITESPACE)
+    )
+    out.append(("whole paragraphs of each class of Unicode whitespace between words",
+                paragraphs, Config(6, 2)))
+    return tuple(out)
+
+
+#: One word (no whitespace to cut at) with characters above U+FFFF (2 UTF-16 code units, 4
+#: UTF-8 bytes) at every phase: for every cap from 1 to 6, windows counted in code points, in
+#: UTF-16 code units or in UTF-8 bytes meet a cut inside such a character. A chunker that cuts
+#: in code units (JavaScript, Java, C# string indices) or bytes splits one here, bare strings
+#: and out-of-process plugins included (tests/unit/test_corpus.py checks every phase).
+ASTRAL_WORD = ("x\U0001f600yz\U0001f600\U0001f600w\U0001f600abc\U0001f600de\u00e9\U0001d11e"
+               "\u6570\U0001f680fgh\U0001f600ijkl\U0001f600")
+ASTRAL_CAPS = (1, 2, 3, 4, 5, 6)
+
+
+def _astral_probes() -> tuple[tuple[str, str, Config], ...]:
+    each = [(f"characters above U+FFFF at every cut position, cap {cap}", ASTRAL_WORD,
+             Config(cap, 0)) for cap in ASTRAL_CAPS]
+    twice = ("the same word twice over lines, cut with overlap",
+             ASTRAL_WORD + "\n" + ASTRAL_WORD, Config(4, 1))
+    return (*each, twice)
+
+
+#: Line ends and combining marks at every cut position: a cut between "\r" and "\n", or
+#: between a letter and its mark, for caps 1 to 4.
+_CUT_SHAPES = (
+    ("CRLF line ends at every cut position", "a\r\nbc\r\n\r\ndef\r\ng\r\n"),
+    ("combining marks at every cut position", "e\u0301xe\u0301\u0302yze\u0301\u0327w"),
+)
+
+
+def _cut_probes() -> tuple[tuple[str, str, Config], ...]:
+    return tuple((f"{why}, cap {cap}", text, Config(cap, 0))
+                 for why, text in _CUT_SHAPES for cap in (1, 2, 3, 4))
+
 
 #: ``(why, document, config)``, broadest first; the degenerate configs last.
 CORPUS: tuple[tuple[str, str, Config], ...] = (
@@ -102,6 +168,9 @@ CORPUS: tuple[tuple[str, str, Config], ...] = (
      "\ufeffa\x00b\x0bc\x0cd\x85e\u2028f\u2029g", Config(3, 1)),
     ("CJK without spaces", "\u4e2d\u6587\u6587\u672c\u6ca1\u6709\u7a7a\u683c" * 5, Config(7, 2)),
     *_near_twins(),
+    *_whitespace_probes(),
+    *_astral_probes(),
+    *_cut_probes(),
     # One probe per degenerate family of SPEC §2: refused with ValueError/TypeError, or handled
     # with output that keeps every invariant (config_validation).
     ("degenerate: overlap == max_size, the forward-progress killer", _WORDS, Config(2, 2)),

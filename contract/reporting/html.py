@@ -81,6 +81,8 @@ def _row(item: InvariantResult) -> str:
     mark = {"passed": "✓ passed", "violated": "✗ violated", "skipped": "– skipped"}
     detail = item.reason if item.status == "skipped" else (
         item.counterexample.message.splitlines()[0] if item.counterexample else "")
+    if item.follows_from:
+        detail = f"{item.follows_note} {detail}"
     return (f"<tr class=\"{item.status}\"><td><a href=\"#{item.id}\">{item.id}</a></td>"
             f"<td>{mark.get(item.status, item.status)}</td><td>{_e(detail)}</td></tr>")
 
@@ -99,7 +101,8 @@ def _violation(result: RunResult, item: InvariantResult) -> str:
     command = reproducers.replay_command(found.reproducer or "", result.target)
     replay = (f"<p>Reproduce with: <code>{_e(command)}</code></p>"
               if found.reproducer else "")
-    return (f"<details class=\"violation\" id=\"{item.id}\" open><summary>✗ {item.id}: "
+    follows = f" {_e(item.follows_note)}" if item.follows_from else ""
+    return (f"<details class=\"violation\" id=\"{item.id}\" open><summary>✗ {item.id}{follows}: "
             f"{_e(registry()[item.id].rule)}</summary><ul class=\"messages\">{messages}</ul>"
             f"{_diagnosis(found)}<p>config: <code>{_e(found.config.describe())}</code> · "
             f"document: {_size(found.document)} · "

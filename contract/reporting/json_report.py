@@ -39,6 +39,7 @@ def _counterexample(found: Counterexample | None) -> dict[str, Any] | None:
         "reproducer": found.reproducer,
         "diagnosis": found.diagnosis.as_dict() if found.diagnosis else None,
         "replayed_from": found.replayed_from,
+        "follows_from": found.follows_from,
     }
 
 
@@ -69,6 +70,7 @@ def report_json(result: RunResult) -> dict[str, Any]:
                 "status": r.status,
                 "examples": r.examples,
                 "counterexample": _counterexample(r.counterexample),
+                **({"follows_from": r.follows_from} if r.follows_from else {}),
                 **({"reason": r.reason} if r.reason else {}),
             }
             for r in result.results

@@ -12,7 +12,7 @@ from contract.reporting.formats import MergedFile, Output, ReportFormat, registe
 from contract.reporting.text import render_violation, stop_notes
 
 if TYPE_CHECKING:
-    from contract.engine.results import RunResult
+    from contract.engine.results import InvariantResult, RunResult
 
 
 def junit_tree(result: RunResult) -> ET.ElementTree:
@@ -41,7 +41,7 @@ def junit_tree(result: RunResult) -> ET.ElementTree:
             failure = ET.SubElement(
                 case,
                 "failure",
-                {"message": _first_line(item.counterexample.message), "type": item.id},
+                {"message": _failure_message(item), "type": item.id},
             )
             failure.text = render_violation(result, item)
         elif item.status == "skipped":
@@ -56,6 +56,12 @@ def junit_tree(result: RunResult) -> ET.ElementTree:
 def _first_line(message: str) -> str:
     """A message's first line, cut and escaped: XML holds no control character."""
     return printable(message.splitlines()[0] if message else "")
+
+
+def _failure_message(item: InvariantResult) -> str:
+    """The failure's first line, marked when it follows from another rule's violation."""
+    observed = _first_line(item.counterexample.message) if item.counterexample else ""
+    return f"{item.follows_note} {observed}" if item.follows_from else observed
 
 
 def _properties(suite: ET.Element, result: RunResult) -> None:

@@ -40,7 +40,8 @@ def _fence(text: str) -> str:
 
 def _detail(item: InvariantResult) -> str:
     if item.status == "violated" and item.counterexample is not None:
-        return _cell(item.counterexample.message.splitlines()[0])
+        note = f"{item.follows_note} " if item.follows_from else ""
+        return _cell(note + item.counterexample.message.splitlines()[0])
     if item.status == "skipped":
         return _cell(item.reason)
     return ""

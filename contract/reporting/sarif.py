@@ -148,8 +148,9 @@ def _result(
         f" Diagnosis ({found.diagnosis.pattern}): {found.diagnosis.cause}; usual fix: "
         f"{found.diagnosis.fix}." if found.diagnosis else ""
     )
+    follows = f" {item.follows_note}" if item.follows_from else ""
     text = (
-        f"{result.target} violates {item.id}: {observed} (allowed: {rule}) "
+        f"{result.target} violates {item.id}{follows}: {observed} (allowed: {rule}) "
         f"Failing input: document={document}, config {found.config.describe()}.{diagnosis}"
         f"{replay}"
     )
@@ -171,6 +172,7 @@ def _result(
             "shrink_incomplete": found.shrink_incomplete,
             "reproducer": found.reproducer,
             "diagnosis": found.diagnosis.as_dict() if found.diagnosis else None,
+            "follows_from": found.follows_from,
             "seed": result.seed,
         },
     }

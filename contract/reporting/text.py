@@ -94,6 +94,8 @@ def render_violation(result: RunResult, item: InvariantResult) -> str:
     found = item.counterexample
     assert found is not None
     lines = [f"- {registry()[item.id].rule}", ""]
+    if item.follows_from:
+        lines += [f"    {follows_line(item)}", ""]
     lines += [f"    {m}" for m in _messages(found.messages)]
     lines += _offending(found.chunks, found.offending)
     lines += _diagnosis(found.diagnosis)
@@ -110,6 +112,14 @@ def render_violation(result: RunResult, item: InvariantResult) -> str:
         command = reproducers.replay_command(found.reproducer, result.target)
         lines += ["", "Reproduce with:", f"    {command}"]
     return "\n".join(lines)
+
+
+def follows_line(item: InvariantResult) -> str:
+    """What a following verdict means, for the reports that explain it."""
+    return (
+        f"{item.follows_note}: with the chunks' offsets set aside (each chunk placed by its "
+        f"text), this rule holds; fix {item.follows_from} first"
+    )
 
 
 def shrink_cut_note(result: RunResult) -> str:
@@ -192,7 +202,8 @@ def _rows(result: RunResult, style: Style, *, only_violated: bool = False) -> li
             rows.append(style(f"  {item.id:<{width}}  skipped  {reason}".rstrip(), "dim"))
         else:
             colour = "red" if item.status == "violated" else "green"
-            rows.append(f"  {item.id:<{width}}  {style(item.status, colour)}")
+            note = f"  {item.follows_note}" if item.follows_from else ""
+            rows.append(f"  {item.id:<{width}}  {style(item.status, colour)}{note}")
     return rows
 
 

@@ -251,6 +251,9 @@ class Violation:
     invariant: str
     message: str
     chunks: tuple[int, ...] = ()
+    #: The rule whose violation causes this one (see :mod:`contract.spec.causes`): judged
+    #: without the chunks' offsets, this rule holds. None: this is a verdict of its own.
+    follows_from: str | None = None
 
     def __str__(self) -> str:
         return f"{self.invariant}: {self.message}"

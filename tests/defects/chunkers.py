@@ -546,6 +546,64 @@ def rejoins_words(document: str, *, max_size: int, overlap: int) -> list[str]:
     return [" ".join(document[s:e].split()) for s, e in _pack_words(document, max_size)]
 
 
+def paragraph_lines_joined(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """A recursive splitter: paragraphs (split on ``"\n\n"``) are packed and kept verbatim,
+    but a paragraph over the cap is split into lines that are rejoined with ``" "``, so its
+    chunks are text the document does not hold. A CRLF document has no ``"\n\n"`` and always
+    takes that path, which makes the bug look like a CRLF one; it is not (``"a\nb"`` shows it)."""
+    _check(max_size, overlap)
+    out: list[str] = []
+    for part in (p.strip() for p in document.split("\n\n")):
+        if not part:
+            continue
+        if len(part) <= max_size:
+            out.append(part)
+            continue
+        lines = [line.strip() for line in part.split("\n") if line.strip()]
+        out.extend(_pack_lines(lines, max_size))
+    return out
+
+
+def _pack_lines(lines: list[str], max_size: int) -> list[str]:
+    packed: list[str] = []
+    for line in lines:
+        if packed and len(packed[-1]) + 1 + len(line) <= max_size:
+            packed[-1] += " " + line
+        else:
+            packed.extend(line[k : k + max_size] for k in range(0, len(line), max_size))
+    return packed
+
+
+def offsets_skip_dropped_space(document: str, *, max_size: int,
+                               overlap: int) -> list[dict[str, Any]]:
+    """Packs words into verbatim slices (the texts are right) but counts each start as the sum
+    of the chunk lengths before it, forgetting the whitespace dropped between chunks: every
+    offset after the first is early. No text is lost; the offsets are the defect. Its lines
+    are counted where the text really is, so they disagree with the offsets only."""
+    _check(max_size, overlap)
+    out, at = [], 0
+    for s, e in _pack_words(document, max_size):
+        text = document[s:e]
+        out.append({"text": text, "start": at, "end": at + len(text),
+                    "line_start": _line(document, s), "line_end": _line(document, e - 1)})
+        at += len(text)
+    return out
+
+
+def blank_tag_unicode_whitespace(document: str, *, max_size: int, overlap: int) -> list[str]:
+    """Skips blank documents with an ASCII-only test (``strip(" \t\r\n")``), then tags the
+    chunks of a long document with its first word: ``document.split()[0]`` raises IndexError
+    on a document made only of other whitespace (no-break spaces, NEL, U+2007...) longer
+    than the cap."""
+    _check(max_size, overlap)
+    if not document.strip(" \t\r\n"):
+        return []
+    if len(document) > max_size:
+        title = document.split()[0]
+        del title  # (the tag goes into metadata that this test plugin does not return)
+    return [document[s:e] for s, e in _windows(document, max_size, overlap)]
+
+
 def lf_declared_not_normalised(document: str, *, max_size: int,
                                overlap: int) -> list[dict[str, Any]]:
     """Declares ``newlines = "lf"`` but never normalises: offsets count the ``"\\r"`` of every
@@ -1054,6 +1112,11 @@ DEFECTS: dict[str, str] = {
     "front_matter_offsets": "span_fidelity",
     # issue 20: offsets reported for some chunks only are reported, not placed silently
     "offsets_only_when_unique": "span_fidelity",
+    # one cause, one verdict: the defect's own rule, the rules it drags along marked as such
+    "paragraph_lines_joined": "span_fidelity",
+    "offsets_skip_dropped_space": "span_fidelity",
+    # an input class met by construction: a document of non-ASCII whitespace only
+    "blank_tag_unicode_whitespace": "no_crash",
 }
 
 #: Further ids a defect breaks at the same time (seed 004's three symptoms, for instance).
@@ -1061,4 +1124,6 @@ ALSO: dict[str, tuple[str, ...]] = {
     "header_budget_negative": ("non_empty", "ordered"),
     # Children are siblings: sharing more than the overlap breaks overlap_bounded too.
     "children_overlap": ("overlap_bounded",),
+    # its line citations are right; judged at the wrong offsets they fail, following from them
+    "offsets_skip_dropped_space": ("line_citations",),
 }

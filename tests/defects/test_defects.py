@@ -162,6 +162,9 @@ WITNESSES: dict[str, list[tuple[str, Config]]] = {
     "crlf_heading_packed": [("text\r\n# H\r\n", Config(20, 0))],
     "front_matter_offsets": [("---\na: 1\n---\nbody", Config(20, 0))],
     "offsets_only_when_unique": [("ab ab cd", Config(2, 0))],
+    "paragraph_lines_joined": [("a\r\n\r\nb", Config(3, 0))],
+    "offsets_skip_dropped_space": [("aa\nbb", Config(2, 0))],
+    "blank_tag_unicode_whitespace": [("\u00a0" * 3, Config(2, 0))],
 }
 
 

@@ -142,3 +142,37 @@ def test_the_corpus_alone_catches_a_cache_under_a_partial_fingerprint() -> None:
     assert run(stale, _settings(corpus=False, only=("span_fidelity",))).passed  # control
     found = run(stale, _settings(only=("span_fidelity",)))
     assert [r.id for r in found.violated] == ["span_fidelity"]
+
+
+# ----------------------------------------------------------------------------- input classes
+
+
+def test_each_unicode_whitespace_class_is_a_whole_document_and_a_paragraph() -> None:
+    from contract.generation.corpus import UNICODE_WHITESPACE
+
+    for _, chars in UNICODE_WHITESPACE:
+        assert chars.isspace()
+        whole = [(d, c) for _, d, c in CORPUS if d and set(d) <= set(chars)]
+        assert any(len(d) > c.max_size for d, c in whole), chars
+        assert any(len(d.encode()) < c.max_size for d, c in whole), chars
+        assert any(f"\n{(chars * 4)[:4]}\n" in d for _, d, _ in CORPUS), chars  # a paragraph
+
+
+def _cuts_inside(data: bytes, width: int, cap: int, *,
+                 continuation: Callable[[bytes], bool]) -> int:
+    return sum(continuation(data[k * width : (k + 1) * width])
+               for k in range(cap, len(data) // width, cap))
+
+
+@pytest.mark.parametrize("cap", [1, 2, 3, 4, 5, 6])
+def test_astral_characters_sit_at_a_cut_for_every_cap_and_unit(cap: int) -> None:
+    """Windows of ``cap`` UTF-16 code units, or of ``cap`` UTF-8 bytes, from the start of a
+    corpus word cut a character in two: a chunker counting in either meets it every run."""
+    from contract.generation.corpus import ASTRAL_WORD
+
+    probes = {(d, c.max_size) for _, d, c in CORPUS}
+    assert (ASTRAL_WORD, cap) in probes
+    units = ASTRAL_WORD.encode("utf-16-le")
+    low_half = lambda u: 0xDC00 <= int.from_bytes(u, "little") <= 0xDFFF  # noqa: E731
+    assert _cuts_inside(units, 2, cap, continuation=low_half)
+    assert _cuts_inside(ASTRAL_WORD.encode(), 1, cap, continuation=lambda b: b[0] & 0xC0 == 0x80)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from contract.spec.causes import offsets_untrusted
 from contract.spec.invariants._common import CITATIONS, partly_reported, partly_reported_message
 from contract.spec.model import (
     Case,
@@ -119,22 +120,37 @@ def _violation(chunk: Chunk, message: str) -> Violation:
 
 @invariant("no_lost_text")
 def no_lost_text(case: Case) -> Iterator[Violation]:
-    """Every non-whitespace character of the document lies inside some chunk."""
+    """Every non-whitespace character of the document lies inside some chunk.
+
+    The rule is about text: when the offsets cannot be trusted (their text is not where they
+    say, which is span_fidelity's verdict), it is judged from the chunk texts alone, placed in
+    document order. Text every placement misses is lost whatever the offsets say.
+    """
     text = case.document.text
-    if case.all_spanned:
+    textual = offsets_untrusted(case)
+    if case.all_spanned and not textual:
         gap = first_gap(text, case.offset_spans)
     else:
-        fixed = [s[0] if s else None for s in case.offset_spans]
+        fixed = [None if textual or s is None else s[0] for s in case.offset_spans]
         gap = uncovered_offset(text, [c.text for c in case.chunks], fixed).offset
     if gap is not None:
         line = case.document.line_of(gap)
         yield Violation(
             "no_lost_text",
             f"document[{gap}] {escape(text[gap])} (line {line}) lies in no chunk"
-            + (
-                ""
-                if case.all_spanned
-                else " placed in document order (and no placement of the "
-                "chunks in document order covers all the text)"
-            ),
+            + _how_judged(case, textual=textual),
         )
+
+
+def _how_judged(case: Case, *, textual: bool) -> str:
+    if textual:
+        return (
+            " (judged from the chunk texts, as the offsets do not hold them: no placement of "
+            "the texts in document order covers all the text)"
+        )
+    if case.all_spanned:
+        return ""
+    return (
+        " placed in document order (and no placement of the chunks in document order covers "
+        "all the text)"
+    )

@@ -88,10 +88,47 @@ def _suspects(case: Case, chunk: Chunk, span: Span | None) -> Iterator[Violation
 
 
 def _held(doc: str, chunk: Chunk, span: Span | None, k: int, char: str) -> bool:
-    """Whether the document holds ``char`` where the chunk has it (or anywhere, if unplaced)."""
+    """Whether the document holds ``char`` where the chunk has it.
+
+    With offsets that hold the character, that is the place. Otherwise the chunk's place is
+    only known to within its own length (a character dropped or added before it, a shifted
+    start: span_fidelity's verdict), or not at all for an unplaced chunk: the document holds
+    ``char`` there when it holds it nearby with the same text on one side (whitespace aside).
+    A character the document holds nearby is lost text or a wrong span, never a damaged
+    codepoint; one the document holds only between other characters is.
+    """
+    if span is not None and 0 <= span[0] + k < len(doc) and doc[span[0] + k] == char:
+        return True
+    if span is None and chunk.text in doc:
+        return True  # a verbatim slice holds nothing the document does not
+    lo, hi = 0, len(doc)
     if span is not None:
-        return 0 <= span[0] + k < len(doc) and doc[span[0] + k] == char
-    return chunk.text in doc or char in doc
+        reach = len(chunk.text) + abs(len(chunk.text) - (span[1] - span[0]))
+        lo, hi = max(0, span[0] - reach), max(0, span[1] + reach)
+    p = doc.find(char, lo, hi)
+    while p != -1:
+        if _same_neighbours(doc, p, chunk.text, k):
+            return True
+        p = doc.find(char, p + 1, hi)
+    return False
+
+
+def _same_neighbours(doc: str, p: int, text: str, k: int) -> bool:
+    """``doc[p]`` and ``text[k]`` have the same nearest non-whitespace character on one side
+    (a chunk that is nothing but the character agrees with any place)."""
+    before, after = _beside(text, k, -1), _beside(text, k, 1)
+    if before is None and after is None:
+        return True
+    return (before is not None and before == _beside(doc, p, -1)) or (
+        after is not None and after == _beside(doc, p, 1)
+    )
+
+
+def _beside(text: str, k: int, step: int) -> str | None:
+    k += step
+    while 0 <= k < len(text) and text[k].isspace():
+        k += step
+    return text[k] if 0 <= k < len(text) else None
 
 
 @invariant("grapheme_integrity", opt_in=True)

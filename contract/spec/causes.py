@@ -1,0 +1,71 @@
+"""One cause, one verdict: which violations follow from untrustworthy offsets.
+
+Wrong offsets make placement fail, so the rules judged on where chunks lie (coverage, order,
+overlap, citations, headings) fail with them although the chunker may keep them. A violation
+*follows from* ``span_fidelity`` when, with every chunk's offsets set aside (each chunk placed
+by its text alone, as SPEC §4 places bare strings), its rule holds: the offsets are the cause,
+and ``span_fidelity`` is the verdict. A rule that still fails without the offsets is a verdict
+of its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from contract.spec.model import Case, Chunk, Violation
+
+__all__ = ["OFFSETS", "attribute", "offsets_untrusted", "without_offsets"]
+
+#: The rule that names the cause: a chunk's text is not where its offsets say.
+OFFSETS = "span_fidelity"
+
+_NO_OFFSETS = {"start": None, "end": None, "start_byte": None, "end_byte": None}
+
+Check = Callable[[Case], Iterable[Violation]]
+
+
+def offsets_untrusted(case: Case) -> bool:
+    """Some chunk reports offsets that do not hold its text (codepoint or byte offsets).
+
+    Chunks that report no offsets among chunks that do (span_fidelity's "all or none") leave
+    the reported ones trustworthy: the others are placed by their text anyway."""
+    if case.workbook is not None:
+        return False
+    rows = zip(case.chunks, case.char_exact, case.byte_exact)
+    for chunk, chars, bytes_ in rows:
+        if (chunk.start is not None or chunk.end is not None) and not chars:
+            return True
+        if (chunk.start_byte is not None or chunk.end_byte is not None) and not bytes_:
+            return True
+    return False
+
+
+def without_offsets(case: Case) -> Case:
+    """The same call with every chunk's offsets set aside: each is placed by its text."""
+    chunks: Sequence[Chunk] = [
+        dataclasses.replace(c, bare=False, **_NO_OFFSETS) for c in case.chunks
+    ]
+    return dataclasses.replace(case, chunks=chunks)
+
+
+def attribute(
+    case: Case, violations: list[Violation], checks: Mapping[str, Check]
+) -> list[Violation]:
+    """``violations`` with ``follows_from`` set on those that untrusted offsets cause.
+
+    ``checks`` maps rule ids to the checks that may be judged again on the text alone (rules
+    that need more observations, such as a rerun, are left out by the caller).
+    """
+    if not violations or not offsets_untrusted(case):
+        return violations
+    textual = without_offsets(case)
+    caused = {
+        rule
+        for rule in {v.invariant for v in violations} - {OFFSETS}
+        if rule in checks and not any(True for _ in checks[rule](textual))
+    }
+    return [
+        dataclasses.replace(v, follows_from=OFFSETS) if v.invariant in caused else v
+        for v in violations
+    ]
