@@ -218,7 +218,8 @@ def _cases_for(plugin: Plugin, config: RunSettings) -> st.SearchStrategy[tuple[A
     limit = config.max_length
     documents = None if declared == "text" else documents_for(declared, max_length=limit)
     return strategies.cases(
-        kind=plugin.kind, max_length=config.max_length, degenerate=True, documents=documents
+        kind=plugin.kind, max_length=config.max_length, degenerate=True, documents=documents,
+        real_sizes=True,
     )
 
 

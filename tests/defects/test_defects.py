@@ -165,6 +165,7 @@ WITNESSES: dict[str, list[tuple[str, Config]]] = {
     "paragraph_lines_joined": [("a\r\n\r\nb", Config(3, 0))],
     "offsets_skip_dropped_space": [("aa\nbb", Config(2, 0))],
     "blank_tag_unicode_whitespace": [("\u00a0" * 3, Config(2, 0))],
+    "fixed_buffer": [("ab\n" * 3000, Config(100, 0))],
 }
 
 

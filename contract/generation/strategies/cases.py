@@ -13,7 +13,7 @@ from .configs import DEGENERATE_ONE_IN, degenerate_configs, overlaps, valid_conf
 from .markdown import headed_documents, markdown_documents
 from .text import documents
 
-__all__ = ["KINDS", "any_documents", "cases"]
+__all__ = ["KINDS", "LARGE_ONE_IN", "LARGE_SIZES", "any_documents", "at_real_sizes", "cases"]
 
 KINDS = ("text", "workbook")
 
@@ -26,6 +26,34 @@ def _caps_below(top: int) -> st.SearchStrategy[int]:
     """A cap in ``[1, top]``, small ones often. One strategy per ``top`` (cached): a new one per
     example was validated anew on every draw."""
     return st.one_of(st.integers(1, min(8, top)), st.integers(1, top))
+
+
+#: About one generated document in LARGE_ONE_IN reaches the sizes real documents have: a
+#: generated document repeated (blank-line separated) to LARGE_SIZES characters. Cheap to draw
+#: and to check, and a crash or a wrong offset that only shows past a fixed length (a buffer,
+#: a 16-bit counter, a recursion depth) cannot hide behind ``max_length``.
+LARGE_ONE_IN = 40
+LARGE_SIZES = (10_000, 50_000)
+#: A large document's cap is at least its length over this: a few hundred chunks, so that a
+#: correct chunker written in a slow language stays far inside the time budget.
+_LARGE_CHUNKS = 400
+
+
+def at_real_sizes(docs: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """``docs``, with about one document in :data:`LARGE_ONE_IN` grown to real sizes."""
+    return _PICK_LARGE.flatmap(lambda k: _large(docs) if k == 0 else docs)
+
+
+_PICK_LARGE = st.integers(0, LARGE_ONE_IN - 1)
+
+
+def _large(docs: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.builds(_repeated, docs.filter(lambda d: d.strip()), st.integers(*LARGE_SIZES))
+
+
+def _repeated(block: str, size: int) -> str:
+    unit = block + "\n\n"
+    return (unit * (size // len(unit) + 1))[:size]
 
 
 def any_documents(*, max_length: int = 2000) -> st.SearchStrategy[str]:
@@ -45,13 +73,16 @@ def cases(
     degenerate: bool = True,
     max_cap: int = 4096,
     documents: st.SearchStrategy[str] | None = None,
+    real_sizes: bool = False,
 ) -> st.SearchStrategy[tuple[str, Config]]:
     """``(document, config)`` pairs where the config usually makes the chunker actually chunk.
 
     The document is drawn first (from ``documents``, default :func:`any_documents`); then, most
     of the time, ``max_size`` is drawn below the document's length (small caps often), otherwise
     from the general :func:`~contract.generation.strategies.configs` distribution. With
-    ``degenerate=True`` about one case in ten carries a degenerate config.
+    ``degenerate=True`` about one case in ten carries a degenerate config. With
+    ``real_sizes``, a small share of documents is grown past ``max_length`` to the sizes of real
+    documents (:func:`at_real_sizes`), cut into a few hundred chunks.
     """
     if kind == "workbook":
         raise NotImplementedError(
@@ -72,6 +103,8 @@ def cases(
         raise StrategyArgumentError(
             f"cases(documents={documents!r}): documents must be a SearchStrategy of str"
         )
+    if real_sizes:
+        docs = at_real_sizes(docs)
     independent = valid_configs(max_cap)
     broken = degenerate_configs(max_cap)
 
@@ -79,6 +112,9 @@ def cases(
     def build(draw: st.DrawFn) -> tuple[str, Config]:
         document = draw(docs)
         n = len(document)
+        if n > max_length:  # grown to a real size: a valid cap that makes a few hundred chunks
+            max_size = draw(st.integers(min(max_cap, max(32, n // _LARGE_CHUNKS)), max_cap))
+            return document, Config(max_size, draw(st.integers(0, max_size // 2)))
         # 0-2: a config independent of the document; 3-8: a cap below the document's length;
         # 9: degenerate (when allowed). The shrinker heads for the independent configs.
         pick = draw(_PICKS)
