@@ -194,3 +194,19 @@ def test_a_negative_offset_is_judged_not_a_crash() -> None:
     from contract.spec.model import Chunk
 
     assert not _held("ab", Chunk(0, "\ufffd", start=-5, end=-4), (-5, -4), 0, "\ufffd")
+
+
+def test_a_ufffd_the_document_holds_just_after_a_dropped_newline_is_not_codepoint_damage() -> None:
+    """The chunk lost the newline before U+FFFD; the document holds U+FFFD one character later,
+    after the same text: lost text and a wrong span (span_fidelity), not a damaged codepoint."""
+    doc = "ab\n\ufffdcd"
+    for chunk in (Chunk(index=0, text="ab\ufffdcd", start=0, end=5),
+                  Chunk(index=0, text="ab\ufffd", start=0, end=3)):
+        accepts("codepoint_integrity", case(doc, [chunk]))
+        assert violations("span_fidelity", case(doc, [chunk]))
+
+
+def test_a_lone_surrogate_is_damage_even_with_the_character_nearby() -> None:
+    doc = "x\U0001f600y \U0001f600"
+    rejects("codepoint_integrity", case(doc, [Chunk(index=0, text="x\ud83d", start=0, end=2)]),
+            "lone surrogate U+D83D")

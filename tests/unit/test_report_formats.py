@@ -188,3 +188,44 @@ def test_check_and_matrix_refuse_an_unusable_report_path_before_running(
     assert main([command, *args, "--sarif", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "--sarif" in err and "is a directory" in err and len(err.splitlines()) == 1
+
+
+def _following() -> RunResult:
+    """span_fidelity violated, and line_citations following from it."""
+    from contract.engine.results import Counterexample
+    from contract.spec.model import Config
+
+    def found(rule: str, follows: str | None) -> Counterexample:
+        return Counterexample(rule, "aa\nbb", Config(2, 0), [f"{rule} message"], [],
+                              follows_from=follows)
+
+    items = [InvariantResult("span_fidelity", "violated", 3, found("span_fidelity", None)),
+             InvariantResult("line_citations", "violated", 3,
+                             found("line_citations", "span_fidelity"))]
+    return RunResult("t.py:split", "text", 1, 3, items, 0.1)
+
+
+def test_every_report_marks_a_verdict_that_follows_from_another() -> None:
+    import xml.etree.ElementTree as ET
+
+    from contract.reporting.html import render_html
+    from contract.reporting.json_report import report_json
+    from contract.reporting.junit import junit_tree
+    from contract.reporting.markdown import render_markdown
+    from contract.reporting.sarif import sarif_log
+    from contract.reporting.text import render
+
+    result = _following()
+    note = "(follows from span_fidelity)"
+    entries = {i["id"]: i for i in report_json(result)["invariants"]}
+    assert entries["line_citations"]["follows_from"] == "span_fidelity"
+    assert entries["line_citations"]["counterexample"]["follows_from"] == "span_fidelity"
+    assert "follows_from" not in entries["span_fidelity"]
+    for text in (render(result), render_markdown([result]), render_html([result])):
+        assert text.count(note) >= 1 and "span_fidelity message" in text
+    junit = ET.tostring(junit_tree(result).getroot(), encoding="unicode")
+    assert f'message="{note} line_citations message"' in junit
+    sarif = sarif_log([result])["runs"][0]["results"]
+    follows = {r["ruleId"]: r["properties"]["follows_from"] for r in sarif}
+    assert follows == {"span_fidelity": None, "line_citations": "span_fidelity"}
+    assert any(note in r["message"]["text"] for r in sarif)

@@ -1,0 +1,74 @@
+"""One cause, one verdict (contract.spec.causes): violations that hold once the offsets are set
+aside follow from span_fidelity; the rest are verdicts of their own."""
+
+from __future__ import annotations
+
+from contract.spec.causes import attribute, offsets_untrusted, without_offsets
+from contract.spec.model import Case, Chunk, Violation
+from contract.spec.registry import registry
+from tests.unit.helpers import accepts, case, rejects, spans, violations
+
+CHECKS = {rule.id: rule.check for rule in registry().values() if not rule.engine and not rule.needs}
+
+
+def _early(doc: str, *pieces: tuple[int, int], shift: int) -> list[Chunk]:
+    """Verbatim texts whose starts after the first are ``shift`` too early, lines right."""
+    out = []
+    for i, (s, e) in enumerate(pieces):
+        at = s - shift * (i > 0)
+        out.append(Chunk(index=i, text=doc[s:e], start=at, end=at + e - s,
+                         line_start=doc.count("\n", 0, s) + 1,
+                         line_end=doc.count("\n", 0, e - 1) + 1))
+    return out
+
+
+def _all(c: Case) -> list[Violation]:
+    found = [v for check in CHECKS.values() for v in check(c)]
+    return attribute(c, found, CHECKS)
+
+
+def test_wrong_offsets_over_text_all_there_lose_no_text() -> None:
+    doc = "aa\nbb"
+    c = case(doc, _early(doc, (0, 2), (3, 5), shift=1))
+    assert offsets_untrusted(c)
+    accepts("no_lost_text", c)
+    rejects("span_fidelity", c, "chunk[1] [2:4)")
+
+
+def test_text_really_lost_is_still_no_lost_text_when_offsets_are_wrong() -> None:
+    doc = "aa\nbb\ncc"
+    c = case(doc, _early(doc, (0, 2), (3, 5), shift=1))
+    rejects("no_lost_text", c, "document[6] 'c'", "judged from the chunk texts")
+
+
+def test_line_citations_that_fail_only_at_wrong_offsets_follow_from_span_fidelity() -> None:
+    doc = "aa\nbb"
+    found = {v.invariant: v for v in _all(case(doc, _early(doc, (0, 2), (3, 5), shift=1)))}
+    assert found["span_fidelity"].follows_from is None
+    assert found["line_citations"].follows_from == "span_fidelity"
+    assert "no_lost_text" not in found
+
+
+def test_a_rule_broken_on_the_texts_too_is_a_verdict_of_its_own() -> None:
+    """Wrong offsets and wrong lines: the lines are wrong wherever the text is placed."""
+    doc = "aa\nbb"
+    chunks = _early(doc, (0, 2), (3, 5), shift=1)
+    chunks[1] = Chunk(index=1, text="bb", start=2, end=4, line_start=7, line_end=7)
+    found = {v.invariant: v for v in _all(case(doc, chunks))}
+    assert found["line_citations"].follows_from is None
+
+
+def test_faithful_offsets_attribute_nothing() -> None:
+    doc = "ab cd"
+    c = case(doc, spans(doc, (0, 2), (0, 2)))  # a repeated span: ordered's own verdict
+    assert not offsets_untrusted(c)
+    found = _all(c)
+    assert found and all(v.follows_from is None for v in found)
+
+
+def test_without_offsets_keeps_texts_and_lines() -> None:
+    doc = "aa\nbb"
+    c = without_offsets(case(doc, _early(doc, (0, 2), (3, 5), shift=1)))
+    assert [(ch.text, ch.start, ch.start_byte, ch.line_start) for ch in c.chunks] == [
+        ("aa", None, None, 1), ("bb", None, None, 2)]
+    assert violations("line_citations", c) == []
