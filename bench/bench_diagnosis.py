@@ -10,6 +10,10 @@ BY_INVARIANT's patterns that describe any finding of an invariant; for the new d
 own pattern). The goal
 is a wrong count of 0; the rate says how much of the suite the patterns explain.
 
+Controls: each defect of :data:`CONTROLS` is also observed on hand-made inputs where a pattern
+would be tempting but wrong (a chunker that rejoins lines with a space, on a CRLF document and
+on its LF twin): any pattern outside the acceptable ones counts as wrong, like a run's.
+
 ``--from-log`` takes the tests/defects counterexamples from bench_detection's log instead (its
 CI-like runs are the same engine, default budget, and carry each counterexample's diagnosis in
 the JSON report): only the defects the log lacks are run here.
@@ -38,7 +42,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from contract.diagnosis import Probe, diagnose  # noqa: E402
 from contract.engine.runner import RunSettings, run  # noqa: E402
+from contract.engine.session import Session  # noqa: E402
+from contract.spec.model import Config  # noqa: E402
+from contract.spec.registry import registry  # noqa: E402
+from contract.transport.loading import load  # noqa: E402
 from tests.diagnosis import test_diagnosis as tests  # noqa: E402  (the tests' own loader)
 
 RESULTS = ROOT / "bench" / "RESULTS-diagnosis.md"
@@ -62,6 +71,35 @@ def suite() -> dict[str, tuple[str, set[str]]]:
     for name, (pattern, *_rest) in tests.ours.PATTERNS.items():
         out[name] = (f"{tests.HERE / 'defects.py'}:{name}", {pattern})
     return out
+
+
+#: (defect, document, config): inputs whose violations must get no pattern but the defect's own.
+#: The same defect shown with and without the shape a pattern names (a CRLF, a repeat).
+CONTROLS: list[tuple[str, str, Config]] = [
+    ("paragraph_lines_joined", "a\r\n\r\nb", Config(3, 0)),
+    ("paragraph_lines_joined", "aaa\r\n\r\nbbb\r\n\r\nccc", Config(7, 0)),
+    ("paragraph_lines_joined", "aaa\nbbb\nccc", Config(7, 0)),
+    ("paragraph_lines_joined", "aaa bbb\r\nccc\r\n", Config(5, 0)),
+    ("rejoins_words", "a\r\nb", Config(3, 0)),
+    ("rejoins_words", "ab\r\n\r\ncd ab\r\n\r\ncd", Config(8, 0)),
+    ("offsets_skip_dropped_space", "aa\r\nbb\r\naa\r\nbb", Config(2, 0)),
+    ("offsets_skip_dropped_space", "\U0001f600a b\U0001f600 c", Config(2, 0)),
+    ("normalised_whitespace_offsets", "a\r\n b", Config(10, 0)),
+]
+
+
+def control_findings(every: dict[str, tuple[str, set[str]]]) -> Iterator[Finding]:
+    """The diagnosis of every violation on the :data:`CONTROLS` inputs."""
+    for name, document, config in CONTROLS:
+        target = every[name][0]
+        with Session(load(target), timeout=10.0, memory_mb=256, selected=list(registry())) as s:
+            seen = s.observe(document, config)
+            for rule in sorted({v.invariant for v in seen.violations}):
+                offending = sorted({i for v in seen.of(rule) for i in v.chunks})
+                probe = Probe(rule, seen.document, seen.config, seen.records, offending, s,
+                              timeout=10.0, unit=s.plugin.declarations.unit)
+                found = diagnose(probe)
+                yield Finding(name, 0, rule, found.pattern if found else None, "control")
 
 
 def run_findings(name: str, target: str, seed: int) -> Iterator[Finding]:
@@ -119,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             if (name, seed) not in logged:
                 findings.extend(run_findings(name, every[name][0], seed))
         print(f"{name}: done", file=sys.stderr)
+    findings.extend(f for f in control_findings(every) if f.defect in names)
     text = table(findings, every, names=len(names), seeds=len(seeds), load=load,
                  seconds=time.monotonic() - started, argv=argv)
     print(text)
