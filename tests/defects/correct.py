@@ -392,6 +392,73 @@ class MarkdownSections:
             k = nxt
 
 
+# --------------------------------------------------------------------------- CommonMark sections
+
+_CM_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
+_CM_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+_CM_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+
+
+def _cm_lines(text: str) -> Iterator[tuple[int, str]]:
+    """Each line's start and content: only "\n" ends a line; a CRLF's "\r" is its line end."""
+    at = 0
+    for line in text.split("\n"):
+        yield at, line[:-1] if line.endswith("\r") and at + len(line) < len(text) else line
+        at += len(line) + 1
+
+
+def _cm_title(content: str) -> str:
+    """CommonMark's title: spaces and tabs stripped, a closing # run removed when it follows a
+    space or tab (or is all there is) and only spaces and tabs follow it."""
+    return _CM_CLOSING.sub("", content.strip(" \t")).strip(" \t")
+
+
+def _cm_headings(text: str) -> Iterator[tuple[int, int, str]]:
+    """``(line start, level, title)`` of each ATX heading outside fenced code."""
+    fence: str | None = None
+    for at, line in _cm_lines(text):
+        opener = _CM_FENCE.match(line)
+        if fence is None and opener and not (opener.group(1)[0] == "`" and "`" in opener.group(2)):
+            fence = opener.group(1)
+            continue
+        if fence is not None:
+            if (opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence)
+                    and not opener.group(2).strip()):
+                fence = None
+            continue
+        found = _CM_HEADING.match(line)
+        if found:
+            yield at, len(found.group(1)), _cm_title(line[found.end(1):])
+
+
+def commonmark_sections(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """A markdown splitter that reads ATX headings as CommonMark does (a lone "\r" is text, so
+    '# #\r' is titled '#\r': no closing run, as "\r" follows it), cuts at every heading and
+    reports each chunk's heading path. Promises ``heading_boundary`` and ``section_path``."""
+    _check(max_size, overlap)
+    heads = list(_cm_headings(document))
+    bounds = [0, *(at for at, _, _ in heads if at > 0), len(document)]
+    out: list[dict[str, Any]] = []
+    for lo, hi in itertools.pairwise(bounds):
+        path = _cm_path([h for h in heads if h[0] <= lo])
+        for s, e in _windows(document[lo:hi], max_size, overlap):
+            out.append({"text": document[lo + s:lo + e], "start": lo + s, "end": lo + e,
+                        "section": path})
+    return out
+
+
+def _cm_path(heads: list[tuple[int, int, str]]) -> list[str]:
+    stack: list[tuple[int, str]] = []
+    for _, level, title in heads:
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+    return [title for _, title in stack]
+
+
+commonmark_sections.promises = ("heading_boundary", "section_path")  # type: ignore[attr-defined]
+
+
 CORRECT: list[str] = [
     "bare_windows",
     "bare_trimmed_windows",
@@ -406,4 +473,5 @@ CORRECT: list[str] = [
     "hierarchical",
     "hierarchical_overlap",
     "MarkdownSections",
+    "commonmark_sections",
 ]

@@ -94,6 +94,10 @@ FALSE_POSITIVE_WITNESSES: list[tuple[str, str, Config]] = [
     ("lf_normalised", 'E\r\r\n"qu', Config(5, 0)),
     # heading_boundary on a CRLF heading line '#\r\n' (a heading for the contract).
     ("MarkdownSections", "1\n#\r\nx", Config(6, 0)),
+    # section_path on '# #\r': CommonMark titles it '#\r' (a lone "\r" is text), and the
+    # check stripped all whitespace before the closing run and expected '' (every seed).
+    ("commonmark_sections", "# #\r", Config(10, 0)),
+    ("commonmark_sections", "# A\u00a0#\nx", Config(10, 0)),
 ]
 
 
