@@ -1,4 +1,5 @@
-"""One cause, one verdict: which violations follow from untrustworthy offsets.
+"""One cause, one verdict: which violations follow from untrustworthy offsets (or a cut
+character).
 
 Wrong offsets make placement fail, so the rules judged on where chunks lie (coverage, order,
 overlap, citations, headings) fail with them although the chunker may keep them. A violation
@@ -6,16 +7,21 @@ overlap, citations, headings) fail with them although the chunker may keep them.
 by its text alone, as SPEC §4 places bare strings), its rule holds: the offsets are the cause,
 and ``span_fidelity`` is the verdict. A rule that still fails without the offsets is a verdict
 of its own.
+
+Likewise, a bare chunk that holds half of a character cut in two is text the document does not
+hold (``span_fidelity``) only because of the cut: with the lone surrogates taken out it is the
+document's text, so its ``span_fidelity`` follows from ``codepoint_integrity``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from contract.spec.model import Case, Chunk, Violation
 
-__all__ = ["OFFSETS", "attribute", "offsets_untrusted", "without_offsets"]
+__all__ = ["CUT", "OFFSETS", "attribute", "offsets_untrusted", "without_offsets"]
 
 #: The rule that names the cause: a chunk's text is not where its offsets say.
 OFFSETS = "span_fidelity"
@@ -51,20 +57,56 @@ def without_offsets(case: Case) -> Case:
 def attribute(
     case: Case, violations: list[Violation], checks: Mapping[str, Check]
 ) -> list[Violation]:
-    """``violations`` with ``follows_from`` set on those that untrusted offsets cause.
+    """``violations`` with ``follows_from`` set on those another violation causes.
 
     ``checks`` maps rule ids to the checks that may be judged again on the text alone (rules
     that need more observations, such as a rerun, are left out by the caller).
     """
-    if not violations or not offsets_untrusted(case):
+    if not violations:
         return violations
+    caused = _from_offsets(case, violations, checks) or _from_cut_characters(case, violations)
+    return [
+        dataclasses.replace(v, follows_from=caused[1]) if caused and v.invariant in caused[0]
+        else v
+        for v in violations
+    ]
+
+
+def _from_offsets(
+    case: Case, violations: list[Violation], checks: Mapping[str, Check]
+) -> tuple[set[str], str] | None:
+    """The rules that hold once untrusted offsets are set aside."""
+    if not offsets_untrusted(case):
+        return None
     textual = without_offsets(case)
-    caused = {
+    rules = {
         rule
         for rule in {v.invariant for v in violations} - {OFFSETS}
         if rule in checks and not any(True for _ in checks[rule](textual))
     }
-    return [
-        dataclasses.replace(v, follows_from=OFFSETS) if v.invariant in caused else v
-        for v in violations
-    ]
+    return (rules, OFFSETS) if rules else None
+
+
+#: The rule that names a character cut in two (a lone surrogate where the document has none).
+CUT = "codepoint_integrity"
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _from_cut_characters(
+    case: Case, violations: list[Violation]
+) -> tuple[set[str], str] | None:
+    """span_fidelity of chunks without offsets whose only foreign text is the halves of a cut
+    character: with the lone surrogates taken out, every such chunk is the document's text."""
+    found = {v.invariant for v in violations}
+    if CUT not in found or OFFSETS not in found or _SURROGATES.search(case.document.text):
+        return None
+    if any(chunk.has_offsets for chunk in case.chunks):
+        return None  # placed by offsets: judged by _from_offsets
+    text = case.document.text
+    for chunk in case.chunks:
+        if chunk.has_offsets or chunk.text in text:
+            continue
+        whole = _SURROGATES.sub("", chunk.text)
+        if whole == chunk.text or whole not in text:
+            return None
+    return {OFFSETS}, CUT

@@ -6,7 +6,7 @@ from __future__ import annotations
 from contract.spec.causes import attribute, offsets_untrusted, without_offsets
 from contract.spec.model import Case, Chunk, Violation
 from contract.spec.registry import registry
-from tests.unit.helpers import accepts, case, rejects, spans, violations
+from tests.unit.helpers import accepts, bare, case, rejects, spans, violations
 
 CHECKS = {rule.id: rule.check for rule in registry().values() if not rule.engine and not rule.needs}
 
@@ -72,3 +72,17 @@ def test_without_offsets_keeps_texts_and_lines() -> None:
     assert [(ch.text, ch.start, ch.start_byte, ch.line_start) for ch in c.chunks] == [
         ("aa", None, None, 1), ("bb", None, None, 2)]
     assert violations("line_citations", c) == []
+
+
+def test_bare_halves_of_a_cut_emoji_are_codepoint_integrity_and_span_fidelity_follows() -> None:
+    """['x\\ud83d', '\\ude00y'] for 'x😀y': the texts are foreign only by the cut."""
+    doc = "x\U0001f600y"
+    found = {v.invariant: v for v in _all(case(doc, bare("x\ud83d", "\ude00y")))}
+    assert found["codepoint_integrity"].follows_from is None
+    assert found["span_fidelity"].follows_from == "codepoint_integrity"
+
+
+def test_a_bare_chunk_foreign_beyond_the_cut_keeps_its_own_span_fidelity() -> None:
+    doc = "x\U0001f600y"
+    found = {v.invariant: v for v in _all(case(doc, bare("x\ud83d", "\ude00z")))}
+    assert found["span_fidelity"].follows_from is None
