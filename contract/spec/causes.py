@@ -64,7 +64,9 @@ def attribute(
     """
     if not violations:
         return violations
-    caused = _from_offsets(case, violations, checks) or _from_cut_characters(case, violations)
+    caused = _from_offsets(case, violations, checks) or _from_cut_characters(
+        case, violations, checks
+    )
     return [
         dataclasses.replace(v, follows_from=caused[1]) if caused and v.invariant in caused[0]
         else v
@@ -93,13 +95,15 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def _from_cut_characters(
-    case: Case, violations: list[Violation]
+    case: Case, violations: list[Violation], checks: Mapping[str, Check]
 ) -> tuple[set[str], str] | None:
     """span_fidelity of chunks without offsets whose only foreign text is the halves of a cut
     character: with the lone surrogates taken out, every such chunk is the document's text."""
     found = {v.invariant for v in violations}
-    if CUT not in found or OFFSETS not in found or _SURROGATES.search(case.document.text):
+    if OFFSETS not in found or CUT not in checks or _SURROGATES.search(case.document.text):
         return None
+    if CUT not in found and not any(True for _ in checks[CUT](case)):
+        return None  # judged alone (a shrink of span_fidelity): is the cut there too?
     if any(chunk.has_offsets for chunk in case.chunks):
         return None  # placed by offsets: judged by _from_offsets
     text = case.document.text

@@ -80,3 +80,15 @@ def test_a_bare_string_emoji_cut_from_an_exec_child_is_caught(seed: int, tmp_pat
     found = _by_id(report)["codepoint_integrity"]
     assert found["status"] == "violated"
     assert "lone surrogate" in found["counterexample"]["message"]
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed: no JS to run")
+def test_the_cut_emoji_is_one_verdict(tmp_path: Path) -> None:
+    """The halves are text the document does not hold only because of the cut: span_fidelity
+    follows from codepoint_integrity."""
+    status, report, text = _run(f"exec:{NODE} {UTF16_CUT}", tmp_path, "--seed", "1",
+                                "--skip", "scales_linearly", "--max-examples", "20")
+    items = _by_id(report)
+    assert status == 1 and "follows_from" not in items["codepoint_integrity"]
+    assert items["span_fidelity"]["follows_from"] == "codepoint_integrity"
+    assert "(follows from codepoint_integrity)" in text
