@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 from contract import errors
 from contract._platform import require_posix
 from contract._version import version
+from contract.config import plugins
 from contract.config.profiles import ENV_VAR, PROFILES
 from contract.containment import reaper
 from contract.engine.events import Finished
@@ -100,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action="version", version=f"chunk-contract {version()}",
         help="print the version and exit",
     )
+    _plugin_flag(parser)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _run_parser(sub.add_parser("run", help="generate documents and check every invariant"))
     _check_parser(sub.add_parser("check", help="check the invariants on your own files"))
@@ -107,6 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     _matrix_parser(sub.add_parser("matrix", help="run several targets and print one table"))
     listing = sub.add_parser("list", help="list the invariants (and adapters)")
     listing.add_argument("--adapters", action="store_true", help="list the registered plugins")
+    for command in (sub.choices[name] for name in ("run", "check", "replay", "matrix", "list")):
+        _plugin_flag(command)
     for name, (_, summary) in DELEGATED.items():
         _delegated_parser(sub.add_parser(name, help=summary, add_help=False), name)
     return parser
@@ -121,6 +125,17 @@ DELEGATED = {
     "campaign": ("contract.integrations.campaign.driver",
                  "a long HypoFuzz campaign on a chunker, shared through --database"),
 }
+
+
+def _plugin_flag(parser: argparse.ArgumentParser) -> None:
+    """``--plugin MODULE``, read by ``main`` before parsing (it may add report flags): shown
+    here for the help, accepted before or after the command."""
+    parser.add_argument(
+        plugins.FLAG, action="append", default=[], metavar="MODULE",
+        help="import MODULE first: its invariants, report formats, diagnosis patterns and "
+        f"target kinds join the run (repeatable; also ${plugins.ENV_VAR} and plugins = [...] "
+        "in [tool.chunk-contract])",
+    )
 
 
 def _delegated_parser(parser: argparse.ArgumentParser, name: str) -> None:
@@ -308,6 +323,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     reaper.undumpable()  # no plugin process can open this one's /proc/PID/mem or fd
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        modules, argv = plugins.take_flags(argv)
+        plugins.load_plugins(modules)  # before the parser: a plugin's report format adds a flag
         if argv and argv[0] in DELEGATED:
             return _delegate(argv[0], argv[1:])
         args = build_parser().parse_args(argv)

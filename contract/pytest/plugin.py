@@ -7,7 +7,10 @@ text report of the violation (shrunk counterexample, config, ``chunk-contract re
 and an invariant the run did not check is skipped with the reason (deselected, declared
 ``skip = {id = "reason"}``, or a chunk field the plugin never reports).
 
-Options: ``--chunk-contract TARGET`` (repeatable), ``--chunk-contract-declared`` (the targets of
+Options: ``--chunk-contract TARGET`` (repeatable), ``--chunk-contract-plugin MODULE``
+(repeatable: invariants, report formats, patterns or target kinds to load first, like the
+``plugins`` key of ``[tool.chunk-contract]`` and ``$CHUNK_CONTRACT_PLUGINS``),
+``--chunk-contract-declared`` (the targets of
 ``[tool.chunk-contract]``), ``--chunk-contract-profile dev|ci|nightly``,
 ``--chunk-contract-max-examples N``, ``--chunk-contract-seed N``, ``--chunk-contract-only`` /
 ``--chunk-contract-skip ID,...``, and one ``--chunk-contract-NAME PATH`` per report format of
@@ -49,8 +52,35 @@ def _ids(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+PLUGIN_FLAG = "--chunk-contract-plugin"
+
+
+def _load_plugins(modules: list[str]) -> None:
+    """The plugin modules (contract.config.plugins): a bad one stops pytest with one line."""
+    from contract.config import plugins  # lazy: the pytest plugin loads light
+
+    try:
+        plugins.load_plugins(modules)
+    except UsageError as exc:
+        raise pytest.UsageError(f"chunk-contract: {exc}") from None
+
+
+def _group(parser: pytest.Parser) -> pytest.OptionGroup:
+    return parser.getgroup("chunk-contract", "chunk-contract: check chunkers against the contract")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("chunk-contract", "chunk-contract: check chunkers against the contract")
+    _load_plugins([])  # the project's and $CHUNK_CONTRACT_PLUGINS: before the report options
+    group = _group(parser)
+    group.addoption(
+        PLUGIN_FLAG,
+        action="append",
+        default=[],
+        metavar="MODULE",
+        dest="chunk_contract_plugins",
+        help="import MODULE first: its invariants, report formats, diagnosis patterns and "
+        "target kinds join the contract runs (repeatable)",
+    )
     group.addoption(
         "--chunk-contract",
         action="append",
@@ -110,11 +140,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 _REPORT = "chunk_contract_"
 
 
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
+    """``--chunk-contract-plugin MODULE``: imported before the command line is parsed, so that
+    a report format it registers has its option."""
+    from contract.config.plugins import take_flags  # lazy: the pytest plugin loads light
+
+    try:
+        modules, _ = take_flags(args, PLUGIN_FLAG)
+    except UsageError as exc:
+        raise pytest.UsageError(f"chunk-contract: {exc}") from None
+    if modules:
+        _load_plugins(modules)
+        _report_options(_group(parser))
+
+
 def _report_options(group: pytest.OptionGroup) -> None:
-    """``--chunk-contract-NAME PATH`` for every file format of contract.reporting.formats."""
+    """``--chunk-contract-NAME PATH`` for every file format of contract.reporting.formats (the
+    ones a group does not offer yet)."""
     from contract.reporting.formats import file_formats  # lazy: the pytest plugin loads light
 
+    offered = {name for option in group.options for name in option.names()}
     for fmt in file_formats("pytest"):
+        if f"--chunk-contract-{fmt.name}" in offered:
+            continue
         group.addoption(
             f"--chunk-contract-{fmt.name}",
             default=None,

@@ -36,7 +36,9 @@ import pytest
 
 from contract.config import profiles
 from contract.config import pyproject as config_file
+from contract.config.plugins import load_plugins
 from contract.config.pyproject import ProjectConfig, TargetEntry
+from contract.errors import UsageError
 from contract.transport.loading import load
 from contract.transport.targets import Plugin
 
@@ -148,6 +150,13 @@ def _skip(reason: str) -> None:
     raise error
 
 
+def _load_plugins(modules: Iterable[str]) -> None:
+    try:
+        load_plugins(modules)
+    except UsageError as exc:
+        raise pytest.UsageError(f"chunk-contract: {exc}") from None
+
+
 def project_config(start: Path | None = None) -> ProjectConfig:
     """``[tool.chunk-contract]`` of the nearest pyproject.toml; a bad table stops pytest."""
     try:
@@ -212,6 +221,7 @@ def contract_tests(
     seed: int | None = None,
     timeout: float | None = None,
     reproducers: str | Path | None = None,
+    plugins: Iterable[str] = (),
 ) -> Callable[..., None]:
     """A pytest test function with one case per applicable invariant of the target.
 
@@ -219,8 +229,11 @@ def contract_tests(
     registered plugin name; a relative file is looked for next to the calling test module,
     then in pytest's rootdir, the project root and the current folder) or the plugin itself (a
     function, an object with ``split``, a class). ``skip`` maps invariant ids to reasons (or
-    is a list of ids). Assign the result to a module-level name starting with ``test``.
+    is a list of ids). ``plugins``: modules to import first (their invariants, formats, patterns
+    and target kinds), with those of ``$CHUNK_CONTRACT_PLUGINS`` and ``[tool.chunk-contract]``.
+    Assign the result to a module-level name starting with ``test``.
     """
+    _load_plugins(plugins)
     project = project_config()
     caller = Path(sys._getframe(1).f_code.co_filename).resolve().parent
     base = target_base(target_or_plugin, caller=caller, project=project.base)

@@ -39,8 +39,8 @@ from contract.integrations.fuzzing.target import FuzzTarget, require_atheris, te
 from contract.reporting.progress import ProgressBar
 from contract.spec.registry import select
 from contract.store import reproducers
+from contract.transport.kinds import is_out_of_process
 from contract.transport.loading import load
-from contract.transport.outofprocess import is_out_of_process
 from contract.transport.targets import Plugin, TargetError
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
