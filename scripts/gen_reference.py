@@ -132,6 +132,8 @@ _KNOWN = {
     "skip": "a table of invariant id to the reason it is waived, or a list of ids",
     "reproducers": "the folder of reproducers, relative to pyproject.toml",
     "database": "a shared example database: a redis:// URL or a folder",
+    "plugins": "modules imported first (their invariants, report formats, diagnosis patterns "
+    "and target kinds), from the folder of pyproject.toml; see docs/how-to/extend.md",
 }
 
 
