@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 from contract import errors
 from contract._platform import require_posix
 from contract._version import version
-from contract.config import plugins
+from contract.config import plugins, table
 from contract.config.profiles import ENV_VAR, PROFILES
 from contract.containment import reaper
 from contract.engine.events import Finished
@@ -47,20 +47,6 @@ def _ids(text: str) -> tuple[str, ...]:
     return tuple(i.strip() for i in text.split(",") if i.strip())
 
 
-def _setting(name: str, parse: Any) -> Any:
-    """An argparse type: ``parse`` the text, then check it against ``name``'s bounds."""
-
-    def convert(text: str) -> Any:
-        try:
-            value = parse(text.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        try:
-            return errors.check_setting(name, value, label="the value")
-        except errors.InvalidArgument as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    return convert
 
 
 def _size(text: str) -> int:
@@ -166,11 +152,7 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
         help=f"budgets: {'; '.join(p.describe() for p in PROFILES.values())} "
         f"(default ${ENV_VAR}, else pyproject.toml)",
     )
-    _budget(run, default=None, help="generated examples to explore after the seed corpus "
-            "and the covering schedule, which every run plays first (default 200, or the "
-            "profile's); the report counts all three")
-    _seed(run)
-    _limits(run, defaults=False)  # None: the table's, else 2 s / 1024 MiB
+    table.add_flags(run, "run")  # the run settings (contract.config.table)
     run.add_argument(
         "--only", type=_ids, default=(), metavar="ID,...", help="check only these invariants"
     )
@@ -185,17 +167,6 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
         "(default .chunk-contract/reproducers)",
     )
     _database(run)
-    run.add_argument(
-        "--no-corpus",
-        action="store_true",
-        help="do not replay the seed corpus (contract.generation.corpus) before generating",
-    )
-    run.add_argument(
-        "--no-schedule",
-        action="store_true",
-        help="do not play the covering schedule (contract.generation.strategies.schedule) "
-        "before generating",
-    )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     run.add_argument(
         "-n",
@@ -225,37 +196,19 @@ def _check_parser(check: argparse.ArgumentParser) -> None:
         "--overlap", type=_size, default=0, metavar="N", help="the overlap passed (default 0)"
     )
     _reports(check, "check")
-    _limits(check)
+    table.add_flags(check, "check")
 
 
 def _matrix_parser(matrix: argparse.ArgumentParser) -> None:
     matrix.add_argument("targets", nargs="+", metavar="TARGET", help=_TARGET_HELP)
-    _budget(matrix, default=200, help="generated examples to explore per target, after "
-            "the seed corpus and the covering schedule (default 200)")
-    _seed(matrix)
-    _limits(matrix)
+    table.add_flags(matrix, "matrix")
     _reports(matrix, "matrix")
     _database(matrix)
     matrix.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
-def _budget(parser: argparse.ArgumentParser, *, default: int | None, help: str) -> None:
-    parser.add_argument(
-        "--max-examples",
-        type=_setting("max_examples", int),
-        default=default,
-        metavar="N",
-        help=f"{help}; at most {errors.MAX_EXAMPLES}",
-    )
 
 
-def _seed(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--seed",
-        type=_setting("seed", int),
-        metavar="N",
-        help="repeat a run exactly (default: a random seed, printed in the report)",
-    )
 
 
 def _reports(parser: argparse.ArgumentParser, command: str) -> None:
@@ -295,25 +248,8 @@ def _replay_parser(replay: argparse.ArgumentParser) -> None:
         help="replay every reproducer in FOLDER (default .chunk-contract/reproducers) and "
         "delete those that no longer fail",
     )
-    _limits(replay, defaults=False)
+    table.add_flags(replay, "replay")
 
-
-def _limits(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
-    parser.add_argument(
-        "--timeout",
-        type=_setting("timeout", float),
-        default=2.0 if defaults else None,
-        metavar="SECONDS",
-        help=f"per-call limit (default 2; at most {errors.MAX_TIMEOUT:g})",
-    )
-    parser.add_argument(
-        "--memory-mb",
-        type=_setting("memory_mb", int),
-        default=errors.DEFAULT_MEMORY_MB if defaults else None,
-        metavar="MIB",
-        help=f"worker memory limit above its start size (default {errors.DEFAULT_MEMORY_MB}; "
-        f"from {errors.MIN_MEMORY_MB} to the physical memory)",
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from contract import errors
 from contract._extensions import import_plugin
+from contract.config import table as settings_table
 from contract.transport.kinds import is_out_of_process
 
 if TYPE_CHECKING:
@@ -56,26 +57,24 @@ class ConfigError(errors.UsageError):
     """A malformed ``[tool.chunk-contract]`` table: a usage error, one line."""
 
 
-#: Budget keys (snake case) -> (type check, description for messages).
-_BUDGETS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "max_examples": (int, "a positive integer"),
-    "seed": (int, "an integer"),
-    "timeout": ((int, float), "a positive number of seconds"),
-    "memory_mb": (int, "a positive integer"),
-    "explore_seconds": ((int, float), "a positive number of seconds"),
-    "shrink_seconds": ((int, float), "a positive number of seconds"),
-    "max_length": (int, "a positive integer"),
-}
-#: Switch keys (snake case) -> description for messages: true or false.
-_SWITCHES: dict[str, str] = {
-    "corpus": "true or false (replay the seed corpus first)",
-    "schedule": "true or false (play the covering schedule before generating)",
-}
-_TOP_KEYS = {
-    "targets", "target", "profile", "only", "skip", "reproducers", "database", "plugins",
-    *_BUDGETS, *_SWITCHES,
-}
-_ENTRY_KEYS = {"target", "only", "skip", *_BUDGETS, *_SWITCHES}
+#: The keys of the table that are no run setting of contract.config.table.
+_OWN_KEYS = ("targets", "target", "profile", "only", "skip", "reproducers", "database", "plugins")
+
+
+def setting_keys() -> dict[str, str]:
+    """The run settings a table (and a target's entry) may set: snake-case key -> what its
+    value must be, from the one table of run settings (contract.config.table)."""
+    return {s.name: s.describe for s in settings_table.SETTINGS if s.pyproject}
+
+
+def top_keys() -> set[str]:
+    """Every key of ``[tool.chunk-contract]`` (snake case)."""
+    return {*_OWN_KEYS, *setting_keys()}
+
+
+def entry_keys() -> set[str]:
+    """Every key of a target's table (snake case)."""
+    return {"target", "only", "skip", *setting_keys()}
 
 
 @dataclass(frozen=True)
@@ -196,7 +195,7 @@ def parse(table: Any, path: Path) -> ProjectConfig:
     where = f"{path}: [tool.{TABLE}]"
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
-    table = _snake(table, _TOP_KEYS, where)
+    table = _snake(table, top_keys(), where)
     plugins = _plugins(table.get("plugins", []), where)
     for name in plugins:  # before the ids are checked: a plugin may register some
         import_plugin(name, folder=path.parent, source=f"{where} plugins")
@@ -273,7 +272,7 @@ def _entry(item: Any, where: str) -> TargetEntry:
         return TargetEntry(_target(item, where))
     if not isinstance(item, dict):
         raise ConfigError(f"{where} must be a target string or a table with a 'target' key")
-    item = _snake(item, _ENTRY_KEYS, where)
+    item = _snake(item, entry_keys(), where)
     if "target" not in item:
         raise ConfigError(f"{where}: a target table needs a 'target' key")
     return TargetEntry(
@@ -309,17 +308,12 @@ def _skips(value: Any, where: str) -> dict[str, str]:
 
 def _budgets(table: Mapping[str, Any], where: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key in _BUDGETS:
-        if key in table:
+    for setting in settings_table.SETTINGS:
+        if setting.pyproject and setting.name in table:
             try:
-                out[key] = errors.check_setting(key, table[key])
+                out[setting.name] = settings_table.check(setting, table[setting.name])
             except errors.InvalidArgument as exc:
                 raise ConfigError(f"{where}: {exc}") from None
-    for key, description in _SWITCHES.items():
-        if key in table:
-            if not isinstance(table[key], bool):
-                raise ConfigError(f"{where}: {key} must be {description}, got {table[key]!r}")
-            out[key] = table[key]
     return out
 
 

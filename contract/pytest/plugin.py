@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from contract.config import table
 from contract.config.profiles import ENV_VAR, PROFILES
 from contract.errors import UsageError
 
@@ -102,22 +103,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="chunk_contract_profile",
         help=f"budgets: dev, ci (fixed seed) or nightly (default ${ENV_VAR}, else pyproject.toml)",
     )
-    group.addoption(
-        "--chunk-contract-max-examples",
-        type=int,
-        default=None,
-        metavar="N",
-        dest="chunk_contract_max_examples",
-        help="examples per target",
-    )
-    group.addoption(
-        "--chunk-contract-seed",
-        type=int,
-        default=None,
-        metavar="N",
-        dest="chunk_contract_seed",
-        help="the run's seed",
-    )
+    table.add_flags(group, "pytest")  # the run settings (contract.config.table), bounded
     group.addoption(
         "--chunk-contract-only",
         type=_ids,
@@ -303,8 +289,8 @@ def pytest_collection_modifyitems(
     except UsageError as exc:  # unknown ids, an unknown profile: contract.errors' one root
         raise pytest.UsageError(f"chunk-contract: {exc.args[0]}") from None
     overrides = {
-        "max_examples": config.getoption("chunk_contract_max_examples"),
-        "seed": config.getoption("chunk_contract_seed"),
+        **table.given({s.dest: config.getoption(f"chunk_contract_{s.dest}")
+                       for s in table.for_command("pytest")}),
         "only": tuple(only),
         "skip": tuple(skip),
     }

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+from contract.config import table
 from contract.errors import UsageError, one_line
 from contract.integrations.fuzzing.artifacts import REPRODUCERS, convert
 from contract.integrations.fuzzing.blind import Mutator, run_blind
@@ -84,13 +85,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _limits(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="fuzzing time (default 60)")
-    parser.add_argument("--timeout", type=float, default=2.0,
+    parser.add_argument("--timeout", type=table.converter(table.row("timeout")), default=2.0,
                         help="seconds per input before it counts as a hang (default 2)")
     parser.add_argument("--rss-limit-mb", type=int, default=2048,
                         help="memory limit in MiB (default 2048)")
     parser.add_argument("--max-len", type=int, default=4096,
                         help="longest fuzz input in bytes (default 4096)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=table.converter(table.row("seed")), default=0,
                         help="random seed of the blind engine (out-of-process targets; default 0)")
     parser.add_argument("--runs", type=int, default=None, metavar="N",
                         help="blind engine: stop after N inputs even if time is left "
