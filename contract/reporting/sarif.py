@@ -247,8 +247,8 @@ def _source(target: str, plugin: Any) -> tuple[Path | None, int | None]:
     if sep and where.endswith(".py") and Path(where).is_file():
         return Path(where), 1
     kind = kind_of(target)
-    source = kind.sarif_location(target)[1] if kind is not None else None
-    return (source, 1) if source is not None else (None, None)
+    found = kind.sarif_location(target)[1] if kind is not None else None
+    return (found, 1) if found is not None else (None, None)
 
 
 def write_sarif(path: str | Path, results: Iterable[RunResult], **options: Any) -> None:

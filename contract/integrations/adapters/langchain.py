@@ -40,7 +40,7 @@ class _LangChain(Adapter):
 
     def setup(self) -> None:
         """The splitter (a dotted ``splitter`` names a class's constructor method)."""
-        self.cls = functools.reduce(getattr, self.splitter.split("."), self.lib)
+        self.cls: Any = functools.reduce(getattr, self.splitter.split("."), self.lib)
 
     def make(self, max_size: int, overlap: int) -> Any:
         """The configured splitter: ``chunk_size=max_size``, ``chunk_overlap=overlap``."""
