@@ -24,12 +24,16 @@ from contract._extensions import import_plugin
 from contract.config.pyproject import declared_plugins
 from contract.errors import UsageError
 
-__all__ = ["ENV_VAR", "FLAG", "from_environment", "load_plugins", "take_flags"]
+__all__ = [
+    "ENV_VAR", "FLAG", "child_environment", "from_environment", "load_plugins", "take_flags",
+]
 
 #: Module names (comma-separated) every front door imports.
 ENV_VAR = "CHUNK_CONTRACT_PLUGINS"
 #: The CLI flag, repeatable.
 FLAG = "--plugin"
+#: Every module this process imported through load_plugins, in order.
+_LOADED: list[str] = []
 
 
 def from_environment(environ: Mapping[str, str]) -> tuple[str, ...]:
@@ -52,7 +56,20 @@ def load_plugins(
     sources += [(n, here, FLAG) for n in modules]
     for name, where, source in sources:
         import_plugin(name, folder=where, source=source)
+        if name not in _LOADED:
+            _LOADED.append(name)
     return tuple(dict.fromkeys(n for n, _, _ in sources))
+
+
+def child_environment(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """``environ`` for a fresh interpreter that checks rules itself (the libFuzzer engine,
+    HypoFuzz): ``$CHUNK_CONTRACT_PLUGINS`` names every plugin module this process loaded, so
+    the child's front door imports the same ones."""
+    names = dict.fromkeys([*from_environment(environ), *_LOADED])
+    env = dict(environ)
+    if names:
+        env[ENV_VAR] = ",".join(names)
+    return env
 
 
 def take_flags(argv: Sequence[str], flag: str = FLAG) -> tuple[list[str], list[str]]:

@@ -282,3 +282,30 @@ def test_a_rule_that_raises_is_one_line_naming_it(tmp_path: Path) -> None:
     assert done.stderr.count("\n") == 1, done.stderr[-2000:]
     assert "'house_broken' raised ZeroDivisionError" in done.stderr
     assert "broken_rule.py:6" in done.stderr
+
+
+def test_fuzz_takes_the_plugin_too(project: Path) -> None:
+    done = _cli(["fuzz", ECHO, "--plugin", "house_ext", "--only", RULE, "--runs", "20",
+                 "--seconds", "60", "--quiet"], project, _env(_ext(project)))
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    assert RULE in done.stdout
+
+
+def test_a_child_interpreter_is_told_the_plugins_loaded_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(plugins, "_LOADED", [])
+    (tmp_path / "house_child_rules.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    plugins.load_plugins(["house_child_rules"], start=tmp_path, environ={})
+    env = plugins.child_environment({"CHUNK_CONTRACT_PLUGINS": "other", "HOME": "/h"})
+    assert env == {"CHUNK_CONTRACT_PLUGINS": "other,house_child_rules", "HOME": "/h"}
+
+
+def test_the_package_exports_the_extension_surface() -> None:
+    import contract
+
+    for name in ("invariant", "Violation", "Case", "ReportFormat", "register_format",
+                 "MergedFile", "pattern", "Probe", "TargetKind", "register_kind",
+                 "command_child", "UsageError", "__version__"):
+        assert name in contract.__all__ and getattr(contract, name) is not None, name

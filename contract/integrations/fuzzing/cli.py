@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from contract.config import table
+from contract.config import plugins, table
 from contract.errors import UsageError, one_line
 from contract.integrations.fuzzing.artifacts import REPRODUCERS, convert
 from contract.integrations.fuzzing.blind import Mutator, run_blind
@@ -136,7 +136,9 @@ def _modes(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     """Parse ``argv`` and fuzz, convert or run the engine; errors as one line and exit 2."""
     try:
-        ours, extra = split_flags(sys.argv[1:] if argv is None else argv)
+        plugin_modules, given = plugins.take_flags(sys.argv[1:] if argv is None else argv)
+        plugins.load_plugins(plugin_modules)  # the engine child checks the rules itself
+        ours, extra = split_flags(given)
         args = build_parser(prog).parse_intermixed_args(ours)
         return _dispatch(args, extra)
     except (UsageError, EngineFailed) as exc:
