@@ -251,7 +251,6 @@ def _replay_parser(replay: argparse.ArgumentParser) -> None:
     table.add_flags(replay, "replay")
 
 
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``chunk-contract`` console script."""
     require_posix()  # one line and exit 2 where fork/resource are missing (Windows)
