@@ -7,44 +7,60 @@ The public API is small on purpose::
     assert result.passed, result.violated
     assert not check("reference_chunkers/fixed.py:split", "a\r\nb", max_size=2, overlap=1)
 
-Writing a new invariant: decorate a function ``(case: Case) -> Iterator[Violation]`` with
-``@invariant("my_rule")``; its docstring's first line is the rule.
+Extending it (docs/how-to/extend.md), from a module named by ``--plugin``,
+``$CHUNK_CONTRACT_PLUGINS``, ``plugins = [...]`` in ``[tool.chunk-contract]`` or an entry point:
+
+- a rule: decorate ``(case: Case) -> Iterator[Violation]`` with ``@invariant("my_rule")``; its
+  docstring's first line is the rule;
+- a report format: ``register_format(ReportFormat(name, flag, help, open))``;
+- a diagnosis pattern: decorate ``(probe: Probe) -> str | None`` with ``@pattern(...)``;
+- a target kind: ``register_kind(TargetKind(prefix, transport, working_folder, location))``.
 """
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from contract._version import version as _version
 from contract.engine.results import RunResult, RunSettings
+from contract.errors import UsageError
 from contract.spec import SPEC_VERSION
 from contract.spec.model import Case, Chunk, Config, Violation
 from contract.spec.registry import invariant
+from contract.transport.kinds import TargetKind, command_child, register_kind
 from contract.transport.targets import Plugin, TargetError
 
 #: The installed distribution's version.
 __version__ = _version()
 
 if TYPE_CHECKING:
+    from contract.diagnosis import Probe, pattern
     from contract.engine.runner import run
     from contract.engine.verify import check
+    from contract.reporting.formats import MergedFile, PerTargetFile, ReportFormat
+    from contract.reporting.formats import register as register_format
     from contract.transport.loading import load
+
+#: Names imported on first use: ``run`` and ``check`` import Hypothesis, ``load`` the worker
+#: machinery, and ``import contract.<anything>`` (the pytest plugin, the reporters) must not.
+_ON_FIRST_USE = {
+    "check": ("contract.engine.verify", "check"),
+    "load": ("contract.transport.loading", "load"),
+    "run": ("contract.engine.runner", "run"),
+    "pattern": ("contract.diagnosis", "pattern"),
+    "Probe": ("contract.diagnosis", "Probe"),
+    "ReportFormat": ("contract.reporting.formats", "ReportFormat"),
+    "MergedFile": ("contract.reporting.formats", "MergedFile"),
+    "PerTargetFile": ("contract.reporting.formats", "PerTargetFile"),
+    "register_format": ("contract.reporting.formats", "register"),
+}
 
 
 def __getattr__(name: str) -> Any:
-    """``run``, ``check`` and ``load``, imported on first use: the first two import
-    Hypothesis, and ``import contract.<anything>`` (the pytest plugin, the reporters) must not."""
-    if name == "check":
-        from contract.engine.verify import check  # lazy: Hypothesis
-
-        return check
-    if name == "load":
-        from contract.transport.loading import load  # lazy: it imports the worker machinery
-
-        return load
-    if name == "run":
-        from contract.engine.runner import run  # lazy: Hypothesis
-
-        return run
-    raise AttributeError(f"module 'contract' has no attribute {name!r}")
+    """The names of ``_ON_FIRST_USE``, imported when first read."""
+    if name not in _ON_FIRST_USE:
+        raise AttributeError(f"module 'contract' has no attribute {name!r}")
+    module, attribute = _ON_FIRST_USE[name]
+    return getattr(import_module(module), attribute)
 
 
 __all__ = [
@@ -52,14 +68,24 @@ __all__ = [
     "Case",
     "Chunk",
     "Config",
+    "MergedFile",
+    "PerTargetFile",
     "Plugin",
+    "Probe",
+    "ReportFormat",
     "RunResult",
     "RunSettings",
     "TargetError",
+    "TargetKind",
+    "UsageError",
     "Violation",
     "__version__",
     "check",
+    "command_child",
     "invariant",
     "load",
+    "pattern",
+    "register_format",
+    "register_kind",
     "run",
 ]

@@ -103,8 +103,8 @@ def config_page() -> str:
     doc = inspect.getdoc(pyproject) or ""
     example = doc.split("\n\n")[1] if "\n\n" in doc else ""
     rows = ["| key | where | value |", "|---|---|---|"]
-    for key in sorted(pyproject._TOP_KEYS):
-        where = "table and target" if key in pyproject._ENTRY_KEYS else "table"
+    for key in sorted(pyproject.top_keys()):
+        where = "table and target" if key in pyproject.entry_keys() else "table"
         rows.append(f"| `{key.replace('_', '-')}` | {where} | {_cell(_describe(key))} |")
     return "\n".join([
         "# Configuration: `[tool.chunk-contract]`", "", NOTE.strip(), "",
@@ -117,10 +117,8 @@ def config_page() -> str:
 def _describe(key: str) -> str:
     from contract.config import pyproject
 
-    if key in pyproject._BUDGETS:
-        return pyproject._BUDGETS[key][1]
-    if key in pyproject._SWITCHES:
-        return pyproject._SWITCHES[key]
+    if key in pyproject.setting_keys():
+        return pyproject.setting_keys()[key]
     return getattr(pyproject, "KEY_HELP", {}).get(key, _KNOWN.get(key, ""))
 
 
@@ -132,6 +130,8 @@ _KNOWN = {
     "skip": "a table of invariant id to the reason it is waived, or a list of ids",
     "reproducers": "the folder of reproducers, relative to pyproject.toml",
     "database": "a shared example database: a redis:// URL or a folder",
+    "plugins": "modules imported first (their invariants, report formats, diagnosis patterns "
+    "and target kinds), from the folder of pyproject.toml; see docs/how-to/extend.md",
 }
 
 

@@ -13,16 +13,17 @@ from typing import Any
 from contract import _files
 from contract.engine import crossrun, scaling
 from contract.engine.events import Finished, Listener
-from contract.engine.results import Counterexample, InvariantResult, RunResult, RunSettings
-from contract.engine.runner import skip_reason
+from contract.engine.results import Counterexample, RunResult, RunSettings
+from contract.engine.runner import verdicts
 from contract.engine.session import Observation, Session
 from contract.errors import UsageError
 from contract.reporting.text import render
 from contract.spec.model import Config, Violation
 from contract.spec.registry import registry
 from contract.store import reproducers
+from contract.transport.kinds import is_out_of_process
 from contract.transport.loading import load
-from contract.transport.outofprocess import is_out_of_process, load_out_of_process
+from contract.transport.outofprocess import load_out_of_process
 from contract.transport.targets import Plugin, TargetError
 
 REPRODUCERS = Path(".chunk-contract/reproducers")
@@ -120,28 +121,13 @@ def _result(
     timeout: float,
     memory_mb: int | None,
 ) -> RunResult:
-    chosen = list(registry())
-    results = []
-    for rule_id in chosen:
-        if rule_id in first:
-            path, seen = first[rule_id]
-            found = _counterexample(plugin, rule_id, seen, timeout, memory_mb)
-            found.messages = [f"in {path}: {m}" for m in found.messages]
-            results.append(InvariantResult(rule_id, "violated", count, found))
-        elif rule_id == "scales_linearly" and rule_id in active:
-            results.append(
-                InvariantResult(
-                    rule_id, "skipped", 0, reason="measured by `run` on generated documents"
-                )
-            )
-        elif rule_id in active and rule_id in exercised:
-            results.append(InvariantResult(rule_id, "passed", count))
-        else:
-            results.append(
-                InvariantResult(
-                    rule_id, "skipped", 0, reason=skip_reason(plugin, rule_id, chosen, active)
-                )
-            )
+    findings = {}
+    for rule_id, (path, seen) in first.items():
+        found = _counterexample(plugin, rule_id, seen, timeout, memory_mb)
+        found.messages = [f"in {path}: {m}" for m in found.messages]
+        findings[rule_id] = found
+    results = verdicts(plugin, list(registry()), active, count, exercised, findings,
+                       not_here=_NOT_HERE)
     return RunResult(
         plugin.target,
         plugin.kind,
@@ -151,6 +137,10 @@ def _result(
         settings=RunSettings(timeout=timeout, memory_mb=memory_mb),
         documents=plugin.declarations.documents,
     )
+
+
+#: Rules ``check`` cannot judge on the user's files, and why.
+_NOT_HERE = {"scales_linearly": "measured by `run` on generated documents"}
 
 
 def _counterexample(
@@ -165,18 +155,7 @@ def _counterexample(
         seen.records,
         offending=sorted({i for v in found for i in v.chunks}),
     )
-    example.reproducer = _saved(reproducers.Reproducer(
-        target=plugin.target,
-        invariant=rule_id,
-        document=seen.document,
-        config=seen.config,
-        message=example.message,
-        kind=plugin.kind,
-        timeout=timeout,
-        memory_mb=memory_mb,
-        chunks=seen.records,
-        base=plugin.cwd,
-    ))
+    example.reproducer = _saved(example.to_reproducer(plugin, timeout=timeout, memory_mb=memory_mb))
     return example
 
 

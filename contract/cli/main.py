@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 from contract import _files, errors
 from contract._platform import require_posix
 from contract._version import version
+from contract.config import plugins, table
 from contract.config.profiles import ENV_VAR, PROFILES
 from contract.containment import reaper
 from contract.engine.events import Finished
@@ -46,20 +47,6 @@ def _ids(text: str) -> tuple[str, ...]:
     return tuple(i.strip() for i in text.split(",") if i.strip())
 
 
-def _setting(name: str, parse: Any) -> Any:
-    """An argparse type: ``parse`` the text, then check it against ``name``'s bounds."""
-
-    def convert(text: str) -> Any:
-        try:
-            value = parse(text.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        try:
-            return errors.check_setting(name, value, label="the value")
-        except errors.InvalidArgument as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    return convert
 
 
 def _size(text: str) -> int:
@@ -100,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action="version", version=f"chunk-contract {version()}",
         help="print the version and exit",
     )
+    _plugin_flag(parser)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _run_parser(sub.add_parser("run", help="generate documents and check every invariant"))
     _check_parser(sub.add_parser("check", help="check the invariants on your own files"))
@@ -107,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     _matrix_parser(sub.add_parser("matrix", help="run several targets and print one table"))
     listing = sub.add_parser("list", help="list the invariants (and adapters)")
     listing.add_argument("--adapters", action="store_true", help="list the registered plugins")
+    for command in (sub.choices[name] for name in ("run", "check", "replay", "matrix", "list")):
+        _plugin_flag(command)
     for name, (_, summary) in DELEGATED.items():
         _delegated_parser(sub.add_parser(name, help=summary, add_help=False), name)
     return parser
@@ -121,6 +111,17 @@ DELEGATED = {
     "campaign": ("contract.integrations.campaign.driver",
                  "a long HypoFuzz campaign on a chunker, shared through --database"),
 }
+
+
+def _plugin_flag(parser: argparse.ArgumentParser) -> None:
+    """``--plugin MODULE``, read by ``main`` before parsing (it may add report flags): shown
+    here for the help, accepted before or after the command."""
+    parser.add_argument(
+        plugins.FLAG, action="append", default=[], metavar="MODULE",
+        help="import MODULE first: its invariants, report formats, diagnosis patterns and "
+        f"target kinds join the run (repeatable; also ${plugins.ENV_VAR} and plugins = [...] "
+        "in [tool.chunk-contract])",
+    )
 
 
 def _delegated_parser(parser: argparse.ArgumentParser, name: str) -> None:
@@ -151,11 +152,7 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
         help=f"budgets: {'; '.join(p.describe() for p in PROFILES.values())} "
         f"(default ${ENV_VAR}, else pyproject.toml)",
     )
-    _budget(run, default=None, help="generated examples to explore after the seed corpus "
-            "and the covering schedule, which every run plays first (default 200, or the "
-            "profile's); the report counts all three")
-    _seed(run)
-    _limits(run, defaults=False)  # None: the table's, else 2 s / 1024 MiB
+    table.add_flags(run, "run")  # the run settings (contract.config.table)
     run.add_argument(
         "--only", type=_ids, default=(), metavar="ID,...", help="check only these invariants"
     )
@@ -170,17 +167,6 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
         "(default .chunk-contract/reproducers)",
     )
     _database(run)
-    run.add_argument(
-        "--no-corpus",
-        action="store_true",
-        help="do not replay the seed corpus (contract.generation.corpus) before generating",
-    )
-    run.add_argument(
-        "--no-schedule",
-        action="store_true",
-        help="do not play the covering schedule (contract.generation.strategies.schedule) "
-        "before generating",
-    )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     run.add_argument(
         "-n",
@@ -210,37 +196,19 @@ def _check_parser(check: argparse.ArgumentParser) -> None:
         "--overlap", type=_size, default=0, metavar="N", help="the overlap passed (default 0)"
     )
     _reports(check, "check")
-    _limits(check)
+    table.add_flags(check, "check")
 
 
 def _matrix_parser(matrix: argparse.ArgumentParser) -> None:
     matrix.add_argument("targets", nargs="+", metavar="TARGET", help=_TARGET_HELP)
-    _budget(matrix, default=200, help="generated examples to explore per target, after "
-            "the seed corpus and the covering schedule (default 200)")
-    _seed(matrix)
-    _limits(matrix)
+    table.add_flags(matrix, "matrix")
     _reports(matrix, "matrix")
     _database(matrix)
     matrix.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
-def _budget(parser: argparse.ArgumentParser, *, default: int | None, help: str) -> None:
-    parser.add_argument(
-        "--max-examples",
-        type=_setting("max_examples", int),
-        default=default,
-        metavar="N",
-        help=f"{help}; at most {errors.MAX_EXAMPLES}",
-    )
 
 
-def _seed(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--seed",
-        type=_setting("seed", int),
-        metavar="N",
-        help="repeat a run exactly (default: a random seed, printed in the report)",
-    )
 
 
 def _reports(parser: argparse.ArgumentParser, command: str) -> None:
@@ -280,25 +248,7 @@ def _replay_parser(replay: argparse.ArgumentParser) -> None:
         help="replay every reproducer in FOLDER (default .chunk-contract/reproducers) and "
         "delete those that no longer fail",
     )
-    _limits(replay, defaults=False)
-
-
-def _limits(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
-    parser.add_argument(
-        "--timeout",
-        type=_setting("timeout", float),
-        default=2.0 if defaults else None,
-        metavar="SECONDS",
-        help=f"per-call limit (default 2; at most {errors.MAX_TIMEOUT:g})",
-    )
-    parser.add_argument(
-        "--memory-mb",
-        type=_setting("memory_mb", int),
-        default=errors.DEFAULT_MEMORY_MB if defaults else None,
-        metavar="MIB",
-        help=f"worker memory limit above its start size (default {errors.DEFAULT_MEMORY_MB}; "
-        f"from {errors.MIN_MEMORY_MB} to the physical memory)",
-    )
+    table.add_flags(replay, "replay")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -308,6 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     reaper.undumpable()  # no plugin process can open this one's /proc/PID/mem or fd
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        modules, argv = plugins.take_flags(argv)
+        plugins.load_plugins(modules)  # before the parser: a plugin's report format adds a flag
         if argv and argv[0] in DELEGATED:
             return _delegate(argv[0], argv[1:])
         args = build_parser().parse_args(argv)

@@ -21,6 +21,7 @@ from typing import Any
 from contract import _files
 from contract.config import pyproject as config_file
 from contract.config import settings as run_settings
+from contract.config import table
 from contract.config.pyproject import ConfigError, ProjectConfig, TargetEntry
 from contract.containment import boundaries, reaper
 from contract.reporting import formats
@@ -31,16 +32,11 @@ from contract.transport.targets import Plugin
 def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The run settings the flags set explicitly (None: not given), as plain values."""
     return {
-        "max_examples": args.max_examples,
-        "seed": args.seed,
-        "timeout": args.timeout,
-        "memory_mb": args.memory_mb,
+        **table.given(vars(args)),
         "only": tuple(args.only),
         "skip": tuple(args.skip),
         "reproducers": Path(args.reproducers) if args.reproducers else None,
         "example_database": getattr(args, "database", None),
-        "corpus": False if getattr(args, "no_corpus", False) else None,
-        "schedule": False if getattr(args, "no_schedule", False) else None,
     }
 
 

@@ -10,6 +10,7 @@
     skip = { ordered = "our chunker emits nested chunks" }
     reproducers = ".chunk-contract/reproducers"
     database = "redis://localhost:6379/0"   # or a folder: counterexamples shared by all runs
+    plugins = ["my_pkg.contract_rules"]     # modules imported first: invariants, formats, ...
 
     # per-target settings: an entry may be a table instead of a string
     [[tool.chunk-contract.target]]
@@ -20,22 +21,28 @@ Keys may be written ``max-examples`` or ``max_examples``. ``skip`` is a table of
 reason (the reason appears in every report where the invariant is skipped), or a list of ids.
 ``only`` is a list of ids. File targets, ``reproducers`` and a ``database`` folder are relative
 to the folder of the pyproject.toml, and that folder is put on ``sys.path`` for ``module:attr``
-targets. A key this version does not know, a value of the wrong type or an unknown invariant id
-is a usage error (exit 2) naming the key: a typo never silently weakens a gate.
+targets and ``plugins`` (modules imported before anything else: they register invariants, report
+formats, diagnosis patterns or target kinds, see docs/how-to/extend.md). A key this version
+does not know, a value of the wrong type or an unknown invariant id is a usage error (exit 2)
+naming the key: a typo never silently weakens a gate.
 
-This module imports only the standard library at load time (the pytest plugin imports it).
+This module imports only the standard library (and contract._extensions and
+contract.transport.kinds, which import nothing else) at load time (the pytest plugin imports it).
 """
 
 from __future__ import annotations
 
 import sys
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contract import errors
+from contract._extensions import import_plugin
+from contract.config import table as settings_table
+from contract.transport.kinds import is_out_of_process
 
 if TYPE_CHECKING:
     from contract.config.profiles import Profile
@@ -50,26 +57,24 @@ class ConfigError(errors.UsageError):
     """A malformed ``[tool.chunk-contract]`` table: a usage error, one line."""
 
 
-#: Budget keys (snake case) -> (type check, description for messages).
-_BUDGETS: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "max_examples": (int, "a positive integer"),
-    "seed": (int, "an integer"),
-    "timeout": ((int, float), "a positive number of seconds"),
-    "memory_mb": (int, "a positive integer"),
-    "explore_seconds": ((int, float), "a positive number of seconds"),
-    "shrink_seconds": ((int, float), "a positive number of seconds"),
-    "max_length": (int, "a positive integer"),
-}
-#: Switch keys (snake case) -> description for messages: true or false.
-_SWITCHES: dict[str, str] = {
-    "corpus": "true or false (replay the seed corpus first)",
-    "schedule": "true or false (play the covering schedule before generating)",
-}
-_TOP_KEYS = {
-    "targets", "target", "profile", "only", "skip", "reproducers", "database", *_BUDGETS,
-    *_SWITCHES,
-}
-_ENTRY_KEYS = {"target", "only", "skip", *_BUDGETS, *_SWITCHES}
+#: The keys of the table that are no run setting of contract.config.table.
+_OWN_KEYS = ("targets", "target", "profile", "only", "skip", "reproducers", "database", "plugins")
+
+
+def setting_keys() -> dict[str, str]:
+    """The run settings a table (and a target's entry) may set: snake-case key -> what its
+    value must be, from the one table of run settings (contract.config.table)."""
+    return {s.name: s.describe for s in settings_table.SETTINGS if s.pyproject}
+
+
+def top_keys() -> set[str]:
+    """Every key of ``[tool.chunk-contract]`` (snake case)."""
+    return {*_OWN_KEYS, *setting_keys()}
+
+
+def entry_keys() -> set[str]:
+    """Every key of a target's table (snake case)."""
+    return {"target", "only", "skip", *setting_keys()}
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,8 @@ class ProjectConfig:
     reproducers: Path | None = None
     #: A shared example database (contract.store.database): a redis:// URL or a folder.
     database: str | None = None
+    #: Plugin modules, imported when the table is read (before its invariant ids are checked).
+    plugins: tuple[str, ...] = ()
 
     @property
     def base(self) -> Path:
@@ -135,16 +142,38 @@ def find(start: Path | None = None) -> ProjectConfig:
     The search stops at the first pyproject.toml that has the table, or at a folder holding
     ``.git``; with no table found the result is an empty ProjectConfig (path None).
     """
+    for candidate in _candidates(start):
+        config = load(candidate)
+        if config.path is not None:
+            return config
+    return ProjectConfig()
+
+
+def _candidates(start: Path | None) -> Iterator[Path]:
+    """The pyproject.toml files at or above ``start``, nearest first, up to a ``.git`` folder."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
-            config = load(candidate)
-            if config.path is not None:
-                return config
+            yield candidate
         if (folder / ".git").exists():
-            break
-    return ProjectConfig()
+            return
+
+
+def declared_plugins(start: Path | None = None) -> tuple[tuple[str, ...], Path | None]:
+    """The ``plugins`` of the nearest table and its folder, read without checking the rest of
+    the table: a front door imports them before it builds its flags (a plugin's report format
+    adds one). An unreadable file gives none here; reading the whole table reports it."""
+    for candidate in _candidates(start):
+        try:
+            data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return (), None
+        table = data.get("tool", {}).get(TABLE)
+        if isinstance(table, dict):
+            where = f"{candidate}: [tool.{TABLE}]"
+            return _plugins(table.get("plugins", []), where), candidate.parent
+    return (), None
 
 
 def load(path: Path) -> ProjectConfig:
@@ -166,7 +195,10 @@ def parse(table: Any, path: Path) -> ProjectConfig:
     where = f"{path}: [tool.{TABLE}]"
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
-    table = _snake(table, _TOP_KEYS, where)
+    table = _snake(table, top_keys(), where)
+    plugins = _plugins(table.get("plugins", []), where)
+    for name in plugins:  # before the ids are checked: a plugin may register some
+        import_plugin(name, folder=path.parent, source=f"{where} plugins")
     profile = table.get("profile")
     if profile is not None:
         # lazy: this module loads with the standard library only
@@ -194,6 +226,7 @@ def parse(table: Any, path: Path) -> ProjectConfig:
         budgets=_budgets(table, where),
         reproducers=(path.parent / reproducers) if reproducers is not None else None,
         database=_database(table.get("database"), path, where),
+        plugins=plugins,
     )
     _check_ids(config, where)
     return config
@@ -207,6 +240,12 @@ def _database(value: Any, path: Path, where: str) -> str | None:
     if "://" in value or value == ":memory:":
         return value
     return str(path.parent / value)
+
+
+def _plugins(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ConfigError(f"{where}: plugins must be a list of module names (strings)")
+    return tuple(v.strip() for v in value)
 
 
 def _snake(table: dict[str, Any], known: set[str], where: str) -> dict[str, Any]:
@@ -233,7 +272,7 @@ def _entry(item: Any, where: str) -> TargetEntry:
         return TargetEntry(_target(item, where))
     if not isinstance(item, dict):
         raise ConfigError(f"{where} must be a target string or a table with a 'target' key")
-    item = _snake(item, _ENTRY_KEYS, where)
+    item = _snake(item, entry_keys(), where)
     if "target" not in item:
         raise ConfigError(f"{where}: a target table needs a 'target' key")
     return TargetEntry(
@@ -269,17 +308,12 @@ def _skips(value: Any, where: str) -> dict[str, str]:
 
 def _budgets(table: Mapping[str, Any], where: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key in _BUDGETS:
-        if key in table:
+    for setting in settings_table.SETTINGS:
+        if setting.pyproject and setting.name in table:
             try:
-                out[key] = errors.check_setting(key, table[key])
+                out[setting.name] = settings_table.check(setting, table[setting.name])
             except errors.InvalidArgument as exc:
                 raise ConfigError(f"{where}: {exc}") from None
-    for key, description in _SWITCHES.items():
-        if key in table:
-            if not isinstance(table[key], bool):
-                raise ConfigError(f"{where}: {key} must be {description}, got {table[key]!r}")
-            out[key] = table[key]
     return out
 
 
@@ -311,7 +345,7 @@ def load_target(target: str, base: Path | None = None) -> Plugin:
     from contract.transport.loading import load
 
     # lazy: this module loads with the standard library only
-    from contract.transport.outofprocess import is_out_of_process, load_out_of_process
+    from contract.transport.outofprocess import load_out_of_process
 
     if is_out_of_process(target):  # an exec: command runs in the folder of pyproject.toml
         return load_out_of_process(target, cwd=(base or Path.cwd()).resolve())

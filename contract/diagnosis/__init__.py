@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 
+from contract._extensions import load_group
 from contract.diagnosis.base import _PATTERNS, Diagnosis, Inconclusive, Pattern, Probe, pattern
 
 __all__ = [
@@ -37,8 +38,10 @@ def load_builtin() -> None:
 
 
 def patterns() -> dict[str, Pattern]:
-    """Every registered pattern by id, the built-in ones loaded first."""
+    """Every registered pattern by id, the built-in ones loaded first, then those of the
+    installed ``chunk_contract.patterns`` entry points."""
     load_builtin()
+    load_group("chunk_contract.patterns")
     return dict(_PATTERNS)
 
 

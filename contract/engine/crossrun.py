@@ -174,20 +174,6 @@ def _tail(err: bytes) -> str:
     return f"; its stderr ends with:\n{text[-TAIL_CHARS:]}"
 
 
-def fresh_chunks(
-    target: str,
-    cases: Sequence[tuple[str, Config]],
-    *,
-    timeout: float,
-    hash_seed: int | None = None,
-) -> tuple[int, list[list[dict[str, Any]] | None]] | None:
-    """``(hash_seed, records per case)`` (None for a case that raised), or None on no answer."""
-    done = rerun(target, cases, timeout=timeout, hash_seed=hash_seed)
-    if done.failure or not done.loadable:
-        return None
-    return done.hash_seed, [a if isinstance(a, list) else None for a in done.answers]
-
-
 def difference(before: list[dict[str, Any]], answer: Answer) -> str | None:
     """How the fresh interpreter's answer differs from the worker's records, or None."""
     if isinstance(answer, dict):

@@ -22,7 +22,6 @@ import argparse
 import json
 import random
 import re
-import shlex
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -41,6 +40,7 @@ from contract.generation import strategies
 from contract.generation.corpus import corpus_for
 from contract.spec.model import Config
 from contract.spec.registry import registry
+from contract.transport.kinds import exec_target
 from contract.transport.outofprocess import OutOfProcessTransport
 from contract.transport.targets import Plugin, TargetError
 
@@ -184,7 +184,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def probe_command(args: argparse.Namespace) -> dict[str, Found]:
     """Run the probe the parsed ``args`` ask for; returns the violations found."""
-    target = "exec:" + shlex.join(args.command)
+    target = exec_target(args.command)
     found: dict[str, Found] = {}
     with exec_session(target, timeout=args.timeout) as session:
         for seed in args.seed or [0]:

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contract.spec.model import Config
+from contract.store.reproducers import Reproducer
+from contract.transport.kinds import working_folder
 
 
 def stable_seed(target: str) -> int:
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from contract.diagnosis import Diagnosis
     from contract.engine.health import Finding
     from contract.generation.strategies.coverage import Coverage
+    from contract.transport.targets import Plugin
 
 __all__ = ["Counterexample", "InvariantResult", "RunResult", "RunSettings", "replace_settings"]
 
@@ -124,6 +127,21 @@ class Counterexample:
     @property
     def message(self) -> str:
         return self.messages[0]
+
+    def to_reproducer(self, plugin: Plugin, *, timeout: float, memory_mb: int | None,
+                      seed: int | None = None) -> Reproducer:
+        """This input as a reproducer of ``plugin`` (SPEC §7), the one way every front door
+        (run, check, fuzz, campaign) saves a counterexample. Its ``base`` is the folder the
+        target runs in: the plugin's own (an ``exec:`` command of [tool.chunk-contract]), else
+        its kind's (contract.transport.kinds); None lets ``reproducers.save`` find a relative
+        file target's folder."""
+        spec = plugin.spec or plugin.target
+        return Reproducer(
+            target=plugin.target, invariant=self.invariant, document=self.document,
+            config=self.config, message=self.message, kind=plugin.kind, timeout=timeout,
+            memory_mb=memory_mb, chunks=self.chunks, seed=seed,
+            base=plugin.cwd if plugin.cwd is not None else working_folder(spec),
+        )
 
 
 @dataclass

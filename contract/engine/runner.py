@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,8 +52,8 @@ from contract.generation.strategies.schedule import Coverage, Schedule, schedule
 from contract.spec.model import Chunk, Config, Violation
 from contract.spec.registry import registry, select
 from contract.store import database, reproducers
+from contract.transport.kinds import is_out_of_process
 from contract.transport.loading import load
-from contract.transport.outofprocess import is_out_of_process
 from contract.transport.targets import Plugin
 
 # ----------------------------------------------------------------------------- the run
@@ -125,7 +125,7 @@ def _run(
     if shared and not stop:
         shared.delete(_fixed_since(from_shared, explored, active))
     _own_causes(findings)
-    results = _verdicts(plugin, chosen, active, explored.examples, explored.exercised, findings)
+    results = verdicts(plugin, chosen, active, explored.examples, explored.exercised, findings)
     result = RunResult(
         plugin.target,
         plugin.kind,
@@ -555,18 +555,8 @@ def _save(
     found: Counterexample,
     shared: database.SharedDatabase | None,
 ) -> None:
-    saved = reproducers.Reproducer(
-        target=plugin.target,
-        invariant=found.invariant,
-        document=found.document,
-        config=found.config,
-        message=found.message,
-        kind=plugin.kind,
-        timeout=config.timeout,
-        memory_mb=config.memory_mb,
-        chunks=found.chunks,
-        seed=the_seed,
-        base=plugin.cwd,  # an exec: command's folder (None: found by reproducers.base_of)
+    saved = found.to_reproducer(
+        plugin, timeout=config.timeout, memory_mb=config.memory_mb, seed=the_seed
     )
     if shared is not None and found.invariant not in _NOT_REPLAYABLE:
         shared.save(saved)
@@ -595,27 +585,34 @@ def _fixed_since(
     return fixed
 
 
-def _verdicts(
+def verdicts(
     plugin: Plugin,
     chosen: list[str],
     active: tuple[str, ...],
     examples: int,
     exercised: set[str],
-    findings: dict[str, Counterexample],
+    findings: Mapping[str, Counterexample],
+    *,
+    not_here: Mapping[str, str] | None = None,
 ) -> list[InvariantResult]:
-    out = []
-    for rule_id in registry():
-        if rule_id in findings:
-            out.append(InvariantResult(rule_id, "violated", examples, findings[rule_id]))
-        elif rule_id in active and rule_id in exercised:
-            out.append(InvariantResult(rule_id, "passed", examples))
-        else:
-            out.append(
-                InvariantResult(
-                    rule_id, "skipped", 0, reason=skip_reason(plugin, rule_id, chosen, active)
-                )
-            )
-    return out
+    """The verdict on every registered invariant, in report order: violated (a finding),
+    passed (checked and exercised), else skipped with the reason. ``not_here``: rule -> why
+    this command cannot check it even though it applies (``check`` does not time scaling)."""
+    return [_verdict(plugin, rule_id, chosen, active, examples, exercised, findings,
+                     not_here or {}) for rule_id in registry()]
+
+
+def _verdict(plugin: Plugin, rule_id: str, chosen: list[str], active: tuple[str, ...],
+             examples: int, exercised: set[str], findings: Mapping[str, Counterexample],
+             not_here: Mapping[str, str]) -> InvariantResult:
+    if rule_id in findings:
+        return InvariantResult(rule_id, "violated", examples, findings[rule_id])
+    if rule_id in active and rule_id in not_here:
+        return InvariantResult(rule_id, "skipped", 0, reason=not_here[rule_id])
+    if rule_id in active and rule_id in exercised:
+        return InvariantResult(rule_id, "passed", examples)
+    return InvariantResult(rule_id, "skipped", 0,
+                           reason=skip_reason(plugin, rule_id, chosen, active))
 
 
 def skip_reason(plugin: Plugin, rule_id: str, chosen: list[str], active: tuple[str, ...]) -> str:

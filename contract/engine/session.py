@@ -23,10 +23,11 @@ from contract.spec.model import (
     Violation,
 )
 from contract.spec.registry import Invariant, registry
-from contract.spec.rules import Check
+from contract.spec.rules import BrokenRule, Check
 from contract.transport.base import ForkTransport, Transport
+from contract.transport.kinds import is_out_of_process
 from contract.transport.messages import Chunks, CountTokens, Split, WrongType
-from contract.transport.outofprocess import OutOfProcessTransport, is_out_of_process, valid_unicode
+from contract.transport.outofprocess import OutOfProcessTransport, valid_unicode
 from contract.transport.targets import Plugin
 
 
@@ -205,7 +206,7 @@ class Session:
             exercised.add(rule.id)
             try:
                 self._prepare(case, rule, document, config)
-                found.extend(rule.check(case))
+                found.extend(_checked(rule, case))
             except PluginFailure as failure:  # a rerun or a token count went wrong
                 found.append(failure.violation)
         exercised.update(r.id for r in rules if r.engine)
@@ -291,6 +292,17 @@ def _transport_for(
         return OutOfProcessTransport(plugin.spec, timeout=timeout, memory_mb=memory_mb,
                                      cwd=plugin.cwd)
     return ForkTransport(plugin, timeout=timeout, memory_mb=memory_mb, reply_limit=reply_limit)
+
+
+def _checked(rule: Invariant, case: Case) -> list[Violation]:
+    """The violations ``rule`` finds; a rule that raises is wrong (BrokenRule), not the plugin
+    (a failing token count during the check stays the plugin's: PluginFailure)."""
+    try:
+        return list(rule.check(case))
+    except PluginFailure:
+        raise
+    except Exception as exc:
+        raise BrokenRule(rule.id, exc) from exc
 
 
 class _Rejected(Exception):

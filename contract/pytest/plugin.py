@@ -7,7 +7,10 @@ text report of the violation (shrunk counterexample, config, ``chunk-contract re
 and an invariant the run did not check is skipped with the reason (deselected, declared
 ``skip = {id = "reason"}``, or a chunk field the plugin never reports).
 
-Options: ``--chunk-contract TARGET`` (repeatable), ``--chunk-contract-declared`` (the targets of
+Options: ``--chunk-contract TARGET`` (repeatable), ``--chunk-contract-plugin MODULE``
+(repeatable: invariants, report formats, patterns or target kinds to load first, like the
+``plugins`` key of ``[tool.chunk-contract]`` and ``$CHUNK_CONTRACT_PLUGINS``),
+``--chunk-contract-declared`` (the targets of
 ``[tool.chunk-contract]``), ``--chunk-contract-profile dev|ci|nightly``,
 ``--chunk-contract-max-examples N``, ``--chunk-contract-seed N``, ``--chunk-contract-only`` /
 ``--chunk-contract-skip ID,...``, and one ``--chunk-contract-NAME PATH`` per report format of
@@ -34,8 +37,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from contract.config import table
 from contract.config.profiles import ENV_VAR, PROFILES
-from contract.errors import UsageError, check_setting
+from contract.errors import UsageError
 
 if TYPE_CHECKING:
     from contract.engine.results import RunSettings
@@ -45,26 +49,39 @@ MARKER = "chunk_contract"
 PREFIX = "chunk-contract"
 
 
-def _checked_flags(config: pytest.Config) -> dict[str, Any]:
-    """``--chunk-contract-max-examples`` and ``--chunk-contract-seed``, checked against the
-    bounds the command line uses: a value out of them is one usage line, never a run."""
-    values = {}
-    for name in ("max_examples", "seed"):
-        value = config.getoption(f"chunk_contract_{name}")
-        flag = f"--chunk-contract-{name.replace('_', '-')}"
-        try:
-            values[name] = None if value is None else check_setting(name, value, label=flag)
-        except UsageError as exc:
-            raise pytest.UsageError(f"chunk-contract: {exc}") from None
-    return values
-
-
 def _ids(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+PLUGIN_FLAG = "--chunk-contract-plugin"
+
+
+def _load_plugins(modules: list[str]) -> None:
+    """The plugin modules (contract.config.plugins): a bad one stops pytest with one line."""
+    from contract.config import plugins  # lazy: the pytest plugin loads light
+
+    try:
+        plugins.load_plugins(modules)
+    except UsageError as exc:
+        raise pytest.UsageError(f"chunk-contract: {exc}") from None
+
+
+def _group(parser: pytest.Parser) -> pytest.OptionGroup:
+    return parser.getgroup("chunk-contract", "chunk-contract: check chunkers against the contract")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("chunk-contract", "chunk-contract: check chunkers against the contract")
+    _load_plugins([])  # the project's and $CHUNK_CONTRACT_PLUGINS: before the report options
+    group = _group(parser)
+    group.addoption(
+        PLUGIN_FLAG,
+        action="append",
+        default=[],
+        metavar="MODULE",
+        dest="chunk_contract_plugins",
+        help="import MODULE first: its invariants, report formats, diagnosis patterns and "
+        "target kinds join the contract runs (repeatable)",
+    )
     group.addoption(
         "--chunk-contract",
         action="append",
@@ -86,22 +103,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="chunk_contract_profile",
         help=f"budgets: dev, ci (fixed seed) or nightly (default ${ENV_VAR}, else pyproject.toml)",
     )
-    group.addoption(
-        "--chunk-contract-max-examples",
-        type=int,
-        default=None,
-        metavar="N",
-        dest="chunk_contract_max_examples",
-        help="examples per target",
-    )
-    group.addoption(
-        "--chunk-contract-seed",
-        type=int,
-        default=None,
-        metavar="N",
-        dest="chunk_contract_seed",
-        help="the run's seed",
-    )
+    table.add_flags(group, "pytest")  # the run settings (contract.config.table), bounded
     group.addoption(
         "--chunk-contract-only",
         type=_ids,
@@ -124,11 +126,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 _REPORT = "chunk_contract_"
 
 
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
+    """``--chunk-contract-plugin MODULE``: imported before the command line is parsed, so that
+    a report format it registers has its option."""
+    from contract.config.plugins import take_flags  # lazy: the pytest plugin loads light
+
+    try:
+        modules, _ = take_flags(args, PLUGIN_FLAG)
+    except UsageError as exc:
+        raise pytest.UsageError(f"chunk-contract: {exc}") from None
+    if modules:
+        _load_plugins(modules)
+        _report_options(_group(parser))
+
+
 def _report_options(group: pytest.OptionGroup) -> None:
-    """``--chunk-contract-NAME PATH`` for every file format of contract.reporting.formats."""
+    """``--chunk-contract-NAME PATH`` for every file format of contract.reporting.formats (the
+    ones a group does not offer yet)."""
     from contract.reporting.formats import file_formats  # lazy: the pytest plugin loads light
 
+    offered = {name for option in group.options for name in option.names()}
     for fmt in file_formats("pytest"):
+        if f"--chunk-contract-{fmt.name}" in offered:
+            continue
         group.addoption(
             f"--chunk-contract-{fmt.name}",
             default=None,
@@ -178,7 +200,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "xdist_group(name): tests that run on one xdist worker")
     _group_by_target(config)
     _check_report_paths(config)
-    _checked_flags(config)  # the contract_tests of any module read them too
     from contract.pytest import suite as testing  # lazy: the pytest plugin loads light
 
     testing.remember_rootdir(config.rootpath)
@@ -268,7 +289,8 @@ def pytest_collection_modifyitems(
     except UsageError as exc:  # unknown ids, an unknown profile: contract.errors' one root
         raise pytest.UsageError(f"chunk-contract: {exc.args[0]}") from None
     overrides = {
-        **_checked_flags(config),
+        **table.given({s.dest: config.getoption(f"chunk_contract_{s.dest}")
+                       for s in table.for_command("pytest")}),
         "only": tuple(only),
         "skip": tuple(skip),
     }

@@ -34,9 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from contract.config import profiles
+from contract.config import profiles, table
 from contract.config import pyproject as config_file
+from contract.config.plugins import load_plugins
 from contract.config.pyproject import ProjectConfig, TargetEntry
+from contract.errors import UsageError
 from contract.transport.loading import load
 from contract.transport.targets import Plugin
 
@@ -148,6 +150,13 @@ def _skip(reason: str) -> None:
     raise error
 
 
+def _load_plugins(modules: Iterable[str]) -> None:
+    try:
+        load_plugins(modules)
+    except UsageError as exc:
+        raise pytest.UsageError(f"chunk-contract: {exc}") from None
+
+
 def project_config(start: Path | None = None) -> ProjectConfig:
     """``[tool.chunk-contract]`` of the nearest pyproject.toml; a bad table stops pytest."""
     try:
@@ -212,6 +221,8 @@ def contract_tests(
     seed: int | None = None,
     timeout: float | None = None,
     reproducers: str | Path | None = None,
+    plugins: Iterable[str] = (),
+    **settings: Any,
 ) -> Callable[..., None]:
     """A pytest test function with one case per applicable invariant of the target.
 
@@ -219,8 +230,13 @@ def contract_tests(
     registered plugin name; a relative file is looked for next to the calling test module,
     then in pytest's rootdir, the project root and the current folder) or the plugin itself (a
     function, an object with ``split``, a class). ``skip`` maps invariant ids to reasons (or
-    is a list of ids). Assign the result to a module-level name starting with ``test``.
+    is a list of ids). ``plugins``: modules to import first (their invariants, formats, patterns
+    and target kinds), with those of ``$CHUNK_CONTRACT_PLUGINS`` and ``[tool.chunk-contract]``.
+    ``settings``: any other run setting of contract.config.table (``memory_mb=512``,
+    ``shrink_seconds=30``), checked with the same bounds as its flag and its pyproject key.
+    Assign the result to a module-level name starting with ``test``.
     """
+    _load_plugins(plugins)
     project = project_config()
     caller = Path(sys._getframe(1).f_code.co_filename).resolve().parent
     base = target_base(target_or_plugin, caller=caller, project=project.base)
@@ -237,9 +253,8 @@ def contract_tests(
     entry = project.entry(plugin.target)
     entry = TargetEntry(entry.target, entry.only, {**entry.skip, **skipped}, entry.budgets)
     explicit = {
-        "max_examples": max_examples,
-        "seed": seed,
-        "timeout": timeout,
+        **_checked_settings({"max_examples": max_examples, "seed": seed, "timeout": timeout,
+                             **settings}),
         "only": tuple(only),
         "reproducers": Path(reproducers) if reproducers is not None else None,
     }
@@ -251,10 +266,8 @@ def contract_tests(
         chosen, explicit_profile = profiles.chosen(
             profile or option("chunk_contract_profile", None), project.profile
         )
-        flags = {
-            "max_examples": option("chunk_contract_max_examples", None),
-            "seed": option("chunk_contract_seed", None),
-        }
+        flags = table.given({s.dest: option(f"chunk_contract_{s.dest}", None)
+                             for s in table.for_command("pytest")})
         overrides = {**flags, **{k: v for k, v in explicit.items() if v is not None}}
         settings = project.settings(
             entry, chosen, overrides=overrides, profile_explicit=explicit_profile
@@ -265,6 +278,21 @@ def contract_tests(
     test_contract.__doc__ = f"chunk-contract invariants of {plugin.target}"
     _place_at_caller(test_contract, sys._getframe(1))
     return test_contract
+
+
+def _checked_settings(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments that are run settings, each within its bounds (contract.config.table);
+    an unknown name or a bad value stops pytest with one line."""
+    known = {s.name: s for s in table.SETTINGS}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise pytest.UsageError(f"chunk-contract: contract_tests() got unknown setting(s) "
+                                f"{', '.join(unknown)}; known: {', '.join(known)}")
+    try:
+        return {name: table.check(known[name], value, label=name)
+                for name, value in values.items() if value is not None}
+    except UsageError as exc:
+        raise pytest.UsageError(f"chunk-contract: contract_tests(): {exc}") from None
 
 
 def _place_at_caller(test: Callable[..., None], frame: FrameType) -> None:

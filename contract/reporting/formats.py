@@ -12,7 +12,8 @@ from here and feed every requested format the same events::
     reports.close()  # the merged formats write their one file here
 
 The built-in formats are loaded explicitly, once (:func:`formats`); a new one is one module
-calling :func:`register` plus one line in ``BUILTIN``. Importing this module, or a format
+calling :func:`register` plus one line in ``BUILTIN``; a format of another package is a module
+named by an extension (docs/how-to/extend.md). Importing this module, or a format
 module, loads no Hypothesis: runner types are read only when events arrive.
 """
 
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from contract import _files
+from contract._extensions import register_objects
 from contract.engine.events import Event, Finished
 from contract.engine.results import RunResult
 from contract.reporting.matrix import short_name
@@ -128,9 +130,11 @@ def register(fmt: ReportFormat) -> ReportFormat:
 
 
 def formats() -> dict[str, ReportFormat]:
-    """Every registered format, the built-in ones first (loaded on the first call)."""
+    """Every registered format, the built-in ones first (loaded on the first call), then those
+    of the installed ``chunk_contract.formats`` entry points (a module, or a ReportFormat)."""
     for module in BUILTIN:
         importlib.import_module(module)
+    register_objects("chunk_contract.formats", ReportFormat, register)
     return dict(_FORMATS)
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 import re
-import shlex
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +31,7 @@ from contract.spec import SPEC_VERSION
 from contract.spec.model import escape
 from contract.spec.registry import Invariant, registry
 from contract.store import reproducers
+from contract.transport.kinds import kind_of
 
 if TYPE_CHECKING:
     from contract.engine.results import InvariantResult, RunResult
@@ -217,10 +217,9 @@ def _project_file(base: Path) -> tuple[str | None, int]:
 def _artifact_name(target: str, path: Path | None) -> str:
     """A relative artifact name for a chunker whose source is not in the checkout."""
     where, sep, _ = target.rpartition(":")
-    if target.startswith("exec:"):
-        name = _exec_script_name(target[len("exec:"):])
-    elif target.startswith(("http://", "https://")):
-        name = target.partition("://")[2]
+    kind = kind_of(target)
+    if kind is not None:  # an out-of-process target: its kind says where it lives
+        name = kind.sarif_location(target)[0]
     elif sep and where.endswith(".py"):
         name = Path(where).name
     elif sep and re.fullmatch(r"[\w.]+", where):
@@ -258,9 +257,9 @@ def _source(target: str, plugin: Any, base: Path) -> tuple[Path | None, int | No
     where, sep, _ = target.rpartition(":")
     if sep and where.endswith(".py") and Path(where).is_file():
         return Path(where), 1
-    if target.startswith("exec:"):
-        return _exec_file(target[len("exec:"):]), 1
-    return None, None
+    kind = kind_of(target)
+    found = kind.sarif_location(target)[1] if kind is not None else None
+    return (found, 1) if found is not None else (None, None)
 
 
 def _claimed(target: str, location: Any, base: Path) -> tuple[Path, int] | None:
@@ -286,23 +285,6 @@ def _claimed(target: str, location: Any, base: Path) -> tuple[Path, int] | None:
     return (path, line) if believable else None
 
 
-def _exec_script_name(command: str) -> str:
-    """The script's file name in an ``exec:`` command (``node ../x/chunk.js`` -> chunk.js)."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
-    scripts = [Path(w).name for w in words[1:] if not w.startswith("-") and Path(w).suffix]
-    return next(iter(scripts), Path(words[0]).name if words else "chunker")
-
-
-def _exec_file(command: str) -> Path | None:
-    """The first word of an ``exec:`` command line that names an existing file (the script)."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    return next((Path(w) for w in words if Path(w).is_file()), None)
 
 
 def write_sarif(path: str | Path, results: Iterable[RunResult], **options: Any) -> None:

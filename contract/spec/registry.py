@@ -2,13 +2,15 @@
 
 Rules are registered with :func:`invariant` (defined in :mod:`contract.spec.rules`, re-exported
 here); the accessors below (:func:`registry`, :func:`get`, :func:`select`) first load the
-built-in rules, explicitly, with :func:`contract.spec.invariants.load_builtin`.
+built-in rules, explicitly, with :func:`contract.spec.invariants.load_builtin`, then the rules of
+installed extensions (the ``chunk_contract.invariants`` entry points, contract._extensions).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from contract._extensions import load_group
 from contract.errors import UnknownInvariant
 from contract.spec.invariants import load_builtin
 from contract.spec.rules import _REGISTRY, Check, Invariant, invariant
@@ -52,8 +54,10 @@ EXTENSION_IDS = ("section_path",)
 
 
 def registry() -> dict[str, Invariant]:
-    """All registered invariants, SPEC ids first in SPEC order, then any extensions."""
+    """All registered invariants, SPEC ids first in SPEC order, then any extensions (the
+    installed ``chunk_contract.invariants`` entry points are loaded here)."""
     load_builtin()
+    load_group("chunk_contract.invariants")
     order = {name: i for i, name in enumerate((*SPEC_IDS, *EXTENSION_IDS))}
     return dict(sorted(_REGISTRY.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
 

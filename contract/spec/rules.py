@@ -7,12 +7,27 @@ module imports no rule, so registering one never loads the others.
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from contract.errors import UsageError
 from contract.spec.model import Case, Violation
 
-__all__ = ["Check", "Invariant", "invariant"]
+__all__ = ["BrokenRule", "Check", "Invariant", "invariant"]
+
+
+class BrokenRule(UsageError):
+    """A rule that raised while checking a chunker's output: the rule is wrong, not the
+    chunker, so no verdict can be given (a usage error, one line)."""
+
+    def __init__(self, rule: str, exc: BaseException) -> None:
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        super().__init__(
+            f"invariant {rule!r} raised {type(exc).__name__}: {exc}{where}; a rule that raises "
+            "gives no verdict on the chunker: fix the rule (or leave it out with --skip)"
+        )
 
 Check = Callable[[Case], Iterable[Violation]]
 

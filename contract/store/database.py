@@ -40,15 +40,11 @@ MAX_REPLAYED = 32
 MAX_SCANNED = 1000
 
 
-def known_failures(folder: Path | None, target: str, kind: str) -> list[tuple[Any, Config]]:
-    """Saved (document, config) pairs that once broke an invariant of ``target``, newest first."""
-    return [(document, config) for document, config, _ in known_failure_files(folder, target, kind)]
-
-
 def known_failure_files(
     folder: Path | None, target: str, kind: str
 ) -> list[tuple[Any, Config, Path]]:
-    """Like :func:`known_failures`, with the reproducer file each pair was read from."""
+    """Saved (document, config) pairs that once broke an invariant of ``target``, newest first,
+    with the reproducer file each pair was read from."""
     if folder is None or not folder.is_dir():
         return []
     try:

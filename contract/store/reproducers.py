@@ -438,10 +438,8 @@ def _chunks(value: Any, source: str) -> list[dict[str, Any]] | None:
 def base_of(target: str) -> str | None:
     """The folder a relative ``file.py:attr`` target is found from: the current one or the
     nearest parent holding the file (a target of [tool.chunk-contract] is relative to the
-    pyproject.toml's folder); for an ``exec:`` target, the folder its command runs in (the
-    current one). None for other targets."""
-    if target.startswith("exec:"):
-        return str(Path.cwd().resolve())
+    pyproject.toml's folder). None for other targets: the folder an out-of-process target runs
+    in is its kind's (``Counterexample.to_reproducer``)."""
     where = _relative_file(target)
     if where is None:
         return None

@@ -7,6 +7,8 @@
 - :mod:`contract.transport.targets` and :mod:`contract.transport.loading`: target strings, plugins
   loaded, instantiated and declared in the worker; :mod:`contract.transport.serving` is the
   worker's side of a call.
+- :mod:`contract.transport.kinds`: the target kinds, one ``TargetKind`` record each (``exec:``,
+  ``http(s)://``, and those of plugins); nothing else reads a target's prefix.
 - :mod:`contract.transport.outofprocess`, :mod:`contract.transport.exec_child`,
   :mod:`contract.transport.http_target` and :mod:`contract.transport.wire`: ``exec:`` children of
   any language and ``http(s)://`` services, speaking the line protocol of SPEC section 8.

@@ -4,7 +4,7 @@
 as the leader of a session of its own, reads its handshake under a start-up deadline, then
 serves calls with the same interface as the forked worker (``contract.containment.worker.Worker``):
 ``call(request, *, timeout) -> Outcome``, ``close()``, ``restarts``; requests and reply values
-have the shapes ``contract.engine.session.serve`` uses, so a Session sees no difference:
+have the shapes ``contract.transport.serving.serve`` uses, so a Session sees no difference:
 
 - ``("split", document, max_size, overlap)`` -> ``("chunks", records)`` with records as
   ``contract.spec.model.normalise_chunks`` makes them, ``("raised", name, message, is_rejection,

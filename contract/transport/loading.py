@@ -19,7 +19,8 @@ from typing import Any
 
 from contract.containment.worker import Outcome, Setup, Task, Worker
 from contract.spec.model import Declarations
-from contract.transport.outofprocess import is_out_of_process, load_out_of_process
+from contract.transport.kinds import is_out_of_process
+from contract.transport.outofprocess import load_out_of_process
 from contract.transport.serving import serve
 from contract.transport.targets import (
     Plugin,

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from contract.containment.worker import Outcome
-from contract.spec.model import Declarations, chunks_from_records
-from contract.transport.http_target import HttpTarget
+from contract.spec.model import chunks_from_records
+from contract.transport.kinds import kind_of, kinds
 from contract.transport.messages import (
     Chunks,
     CountTokens,
@@ -34,15 +34,9 @@ from contract.transport.messages import (
     Request,
     Split,
 )
-from contract.transport.targets import Plugin, load_timeout
+from contract.transport.targets import Plugin, TargetError, load_timeout
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_PREFIXES = ("exec:", "http://", "https://")
-
-
-def is_out_of_process(target: object) -> bool:
-    """Whether ``target`` names an out-of-process chunker (``exec:``, ``http(s)://``)."""
-    return isinstance(target, str) and target.startswith(_PREFIXES)
 
 
 def valid_unicode(document: Any) -> Any:
@@ -65,7 +59,8 @@ def load_out_of_process(target: str, *, name: str | None = None, timeout: float 
 
 
 class OutOfProcessTransport:
-    """A Transport to an ``exec:`` child or an ``http(s)://`` service.
+    """A Transport to the child of an out-of-process target (``exec:``, ``http(s)://`` or a
+    registered kind of contract.transport.kinds).
 
     ``cwd``: the folder an ``exec:`` command runs in (the one holding pyproject.toml for a
     ``[tool.chunk-contract]`` target; default: the current folder).
@@ -88,7 +83,7 @@ class OutOfProcessTransport:
     def start(self) -> Declared:
         """Start the child (or ask the service) and read its handshake."""
         handshake = self._child.start()
-        return Declared(self.target, _declarations(handshake.declarations()))
+        return Declared(self.target, handshake.declarations())
 
     def call(self, request: Request, *, timeout: float | None = None) -> Outcome:
         """One typed request; an Outcome whose value, when ok, is the checked typed reply."""
@@ -115,13 +110,13 @@ class OutOfProcessTransport:
 
 def _open(target: str, *, timeout: float, memory_mb: int | None, cwd: str | Path | None,
           start_timeout: float) -> Any:
-    if target.startswith("exec:"):
-        from contract.transport.exec_child import ExecChild  # lazy: only for exec: targets
-
-        return ExecChild(target, cwd=cwd, timeout=timeout, memory_mb=memory_mb,
-                         start_timeout=start_timeout)
-
-    return HttpTarget(target, timeout=timeout, start_timeout=start_timeout)
+    """The child of ``target``'s kind (contract.transport.kinds)."""
+    kind = kind_of(target)
+    if kind is None:
+        known = ", ".join(kinds())
+        raise TargetError(f"{target}: no target kind starts it; known prefixes: {known}")
+    return kind.transport(target, cwd=cwd, timeout=timeout, memory_mb=memory_mb,
+                          start_timeout=start_timeout)
 
 
 def _wire(request: Request) -> tuple[Any, ...]:
@@ -148,8 +143,3 @@ def _typed(request: Request, value: Any) -> Any:
 def _plain(value: Any) -> Any:
     """Tuples of the child's replies as the lists the wire checks expect."""
     return list(value) if isinstance(value, tuple) else value
-
-
-def _declarations(declared: Declarations) -> Declarations:
-    """Declarations as the invariants see them: a tokens plugin counts in its child."""
-    return declared

@@ -210,7 +210,7 @@ def read_reply(line: bytes, call_id: int) -> dict[str, Any]:
 
 
 def split_value(reply: Mapping[str, Any], document: Any, offsets: str) -> tuple[Any, ...]:
-    """A ``split`` reply as the worker's task returns it (see contract.engine.session.serve):
+    """A ``split`` reply as the worker's task returns it (see contract.transport.serving.serve):
     ``("chunks", records)``, ``("raised", name, message, is_rejection, trace)`` or
     ``("wrong_type", message)``."""
     if ("chunks" in reply) == ("error" in reply):

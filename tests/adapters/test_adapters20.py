@@ -1,4 +1,4 @@
-"""Issue 20's adapters: haystack, unstructured, and new splitters of LangChain, llama-index and
+"""The newer adapters: haystack, unstructured, and new splitters of LangChain, llama-index and
 chonkie. Each on a small known document (expected chunks and offsets), the relative-to-absolute
 offset conversion of the hierarchies on hand-made trees, the records, and the missing library.
 

@@ -1,1 +1,1 @@
-"""Containment (issue 15): process trees, signals, the fresh-interpreter rerun, -n, workbooks."""
+"""Containment: process trees, signals, the fresh-interpreter rerun, -n, workbooks."""

@@ -1043,7 +1043,7 @@ def front_matter_offsets(document: str, *, max_size: int, overlap: int) -> list[
 
 def offsets_only_when_unique(document: str, *, max_size: int, overlap: int) -> list[Any]:
     """Reports a chunk's offsets only when its text occurs once in the document, and leaves
-    them out for a repeated block (where a ``find()`` could pick the wrong copy): issue 20's
+    them out for a repeated block (where a ``find()`` could pick the wrong copy): like a
     llama-index node with ``start_char_idx=None``. Every chunk is a verbatim slice, so placing
     the offset-less ones would pass; the missing offsets must be reported instead."""
     _check(max_size, overlap)
@@ -1120,7 +1120,7 @@ DEFECTS: dict[str, str] = {
     "last_line_heading_lost": "no_lost_text",
     "crlf_heading_packed": "heading_boundary",
     "front_matter_offsets": "span_fidelity",
-    # issue 20: offsets reported for some chunks only are reported, not placed silently
+    # offsets reported for some chunks only are reported, not placed silently
     "offsets_only_when_unique": "span_fidelity",
     # one cause, one verdict: the defect's own rule, the rules it drags along marked as such
     "paragraph_lines_joined": "span_fidelity",

@@ -125,7 +125,7 @@ def test_the_reference_lists_every_flag_invariant_key_and_adapter() -> None:
              if a.help != "==SUPPRESS==" for s in a.option_strings}
     assert [f for f in sorted(flags) if f"`{f}`" not in pages["cli.md"]] == []
     assert [i for i in registry() if f"## `{i}`" not in pages["invariants.md"]] == []
-    keys = {k.replace("_", "-") for k in pyproject._TOP_KEYS}
+    keys = {k.replace("_", "-") for k in pyproject.top_keys()}
     assert [k for k in sorted(keys) if f"`{k}`" not in pages["configuration.md"]] == []
     assert [a.name for a in ADAPTERS if f"`{a.name}`" not in pages["adapters.md"]] == []
 

@@ -1,4 +1,4 @@
-"""Hostile plugins against ``chunk-contract run`` (issue 15): the host trusts nothing from the
+"""Hostile plugins against ``chunk-contract run``: the host trusts nothing from the
 worker, so each run ends in bounded time with a verdict, never exit 0 without a report.
 
 Each test runs the real command line in a fresh interpreter (a plugin that could exit or hang

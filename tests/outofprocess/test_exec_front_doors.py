@@ -1,4 +1,4 @@
-"""An ``exec:`` target at the last front doors (issue 17 part 2): SARIF that GitHub accepts, the
+"""An ``exec:`` target at the last front doors: SARIF that GitHub accepts, the
 shared database (stored, replayed first, the document exact) and reproducers replayed from
 another folder. The chunker is tests/outofprocess/rare_child.py, a Python program run as an
 ``exec:`` command, so these tests need no node."""
@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from contract.engine.results import Counterexample
 from contract.engine.runner import RunSettings, run
 from contract.reporting import sarif as sarif_mod
-from contract.spec.model import Config
+from contract.spec.model import Config, Declarations
 from contract.store import database, reproducers
+from contract.transport.targets import Plugin
 from tests.gate import ghas_rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,9 +123,17 @@ def test_an_exec_reproducer_records_the_folder_its_command_ran_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert reproducers.base_of("exec:node chunker.mjs") == str(tmp_path.resolve())
-    assert reproducers.base_of("exec:./chunker --fast") == str(tmp_path.resolve())
-    assert reproducers.base_of("https://chunker.test/v1") is None
+    found = Counterexample("no_crash", "a", Config(4, 1), ["boom"], None)
+
+    def base(target: str, cwd: str | None = None) -> str | None:
+        plugin = Plugin(target, None, Declarations(), spec=target, cwd=cwd)
+        return found.to_reproducer(plugin, timeout=2.0, memory_mb=None).base
+
+    assert base("exec:node chunker.mjs") == str(tmp_path.resolve())
+    assert base("exec:./chunker --fast") == str(tmp_path.resolve())
+    assert base("exec:./chunker", cwd="/srv/project") == "/srv/project"  # the table's folder
+    assert base("https://chunker.test/v1") is None
+    assert base("chunker.py:split") is None  # found by reproducers.save, from the file
 
 
 def test_sarif_locates_an_exec_target_by_its_script_or_the_project(

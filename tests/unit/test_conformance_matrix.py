@@ -101,7 +101,7 @@ def test_a_message_the_finding_does_not_expect_on_any_seed_is_a_problem() -> Non
 
 
 def test_a_finding_no_seed_reproduced_is_a_problem() -> None:
-    """A ✓ cell that contradicts a reviewed finding (issue 14) is never shown as plain ✓."""
+    """A ✓ cell that contradicts a reviewed finding is never shown as plain ✓."""
     cell = review(
         "semchunk",
         "ordered",

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from contract.engine.crossrun import first_difference, fresh_chunks
+from contract.engine.crossrun import first_difference, rerun
 from contract.spec.model import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [("alpha beta gamma delta", Config(6, 0))]
+
+
+def fresh_chunks(
+    target: str,
+    cases: Sequence[tuple[str, Config]],
+    *,
+    timeout: float,
+    hash_seed: int | None = None,
+) -> tuple[int, list[list[dict[str, Any]] | None]] | None:
+    """``(hash_seed, records per case)`` (None for a case that raised), or None on no answer."""
+    done = rerun(target, cases, timeout=timeout, hash_seed=hash_seed)
+    if done.failure or not done.loadable:
+        return None
+    return done.hash_seed, [a if isinstance(a, list) else None for a in done.answers]
 
 
 def test_hash_based_ids_differ_between_interpreters() -> None:

@@ -1,4 +1,4 @@
-"""One error root (issue 16): every user-facing error is a contract.errors.UsageError, and each
+"""One error root: every user-facing error is a contract.errors.UsageError, and each
 front door turns that one class into one line and exit status 2."""
 
 from __future__ import annotations

@@ -224,7 +224,7 @@ def test_no_shipped_expect_matches_an_arbitrary_message() -> None:
 
 def test_one_cause_has_one_verdict() -> None:
     """Findings that share a cause share its verdict: the same behaviour is never a bug for
-    one splitter and documented for another (issue 14: overlap == size in LangChain)."""
+    one splitter and documented for another (overlap == size in LangChain)."""
     verdicts: dict[str, set[str]] = {}
     for finding in findings.load().values():
         if finding.cause:

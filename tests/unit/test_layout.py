@@ -150,6 +150,7 @@ def test_no_import_cycles() -> None:
 LAYERS: dict[str, int] = {
     "contract.errors": 0, "contract.exactjson": 0, "contract._platform": 0,
     "contract._version": 0, "contract.tokenizers": 0, "contract._files": 0,
+    "contract._extensions": 0,
     "contract.spec": 1,
     "contract.generation": 2,
     "contract.diagnosis": 3,

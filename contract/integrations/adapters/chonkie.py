@@ -7,9 +7,8 @@
   never overlap, which is within any allowed overlap).
 * Each chonkie ``Chunk`` carries ``start_index``/``end_index`` (reported as ``start``/``end``),
   ``token_count`` and ``id`` (a random ``chnk_<uuid>`` by default in chonkie).
-* Load this module as ``contract.integrations.adapters.chonkie`` (or by plugin name), not as a file:
-as a file
-  it would shadow the ``chonkie`` package itself.
+* Load this module as ``contract.integrations.adapters.chonkie`` (or by plugin name), not as a
+  file: as a file it would shadow the ``chonkie`` package itself.
 """
 
 from __future__ import annotations
@@ -41,11 +40,21 @@ class _Chonkie(Adapter):
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
         """``chunk(document)``: texts, offsets, ids and token counts."""
-        chunks = self.make(max_size, overlap).chunk(document)
-        return [
-            record(c.text, c.start_index, c.end_index, id=c.id, token_count=c.token_count)
-            for c in chunks
-        ]
+        return _chonkie_records(self.make(max_size, overlap).chunk(document))
+
+
+def _chonkie_records(chunks: Any) -> list[dict[str, Any]]:
+    """Chunk records from chonkie ``Chunk`` objects, every field as the library gave it."""
+    return [
+        record(c.text, c.start_index, c.end_index, id=c.id, token_count=c.token_count)
+        for c in chunks
+    ]
+
+
+class _Newer(_Chonkie):
+    """A newer chunker or tokenizer: its record names the chunks' own offsets."""
+
+    offsets: ClassVar[str] = "the chunks' own start_index/end_index"
 
 
 class Token(_Chonkie):
@@ -84,62 +93,34 @@ sentence = Sentence
 recursive = Recursive
 
 
-# --------------------------------------------------------------------------- issue 20
-# New chunkers and tokenizers (records: every ClassVar set), sharing only the Adapter base
-# with the classes above.
-
-_CH_DIST, _CH_MODULE = "chonkie", "chonkie"
-_CH_VERSION = "1.7.0"
-_CH_OFFSETS = "the chunks' own start_index/end_index"
-
-
-def _chonkie_records(chunks: Any) -> list[dict[str, Any]]:
-    """Chunk records from chonkie ``Chunk`` objects, every field as the library gave it."""
-    return [
-        record(c.text, c.start_index, c.end_index, id=c.id, token_count=c.token_count)
-        for c in chunks
-    ]
-
-
-class Fast(Adapter):
+class Fast(_Newer):
     """``FastChunker``: byte windows of ``chunk_size`` cut at its default delimiters
     (``"\\n.?"``); it has no overlap parameter (``overlap`` is ignored)."""
 
     name = "chonkie-fast"
-    distribution: ClassVar[str] = _CH_DIST
-    module: ClassVar[str] = _CH_MODULE
-    version: ClassVar[str] = _CH_VERSION
     splitter: ClassVar[str] = "FastChunker"
     unit: ClassVar[str] = "bytes"
-    offsets: ClassVar[str] = _CH_OFFSETS
-    documents: ClassVar[str] = "text"
     choices: ClassVar[dict[str, str]] = {
         "chunk_size": "max_size bytes (UTF-8)",
         "delimiters": '"\\n.?" (default)',
         "overlap": "ignored: no overlap parameter",
     }
 
-    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-        return _chonkie_records(self.lib.FastChunker(chunk_size=max_size).chunk(document))
+    def make(self, max_size: int, overlap: int) -> Any:
+        """``FastChunker(chunk_size=max_size)``: it has no overlap."""
+        return self.cls(chunk_size=max_size)
 
 
-class _TokenWith(Adapter):
+class _TokenWith(_Newer):
     """``TokenChunker`` with one of chonkie's offline tokenizers."""
 
-    distribution: ClassVar[str] = _CH_DIST
-    module: ClassVar[str] = _CH_MODULE
-    version: ClassVar[str] = _CH_VERSION
     splitter: ClassVar[str] = "TokenChunker"
-    offsets: ClassVar[str] = _CH_OFFSETS
-    documents: ClassVar[str] = "text"
     #: chonkie's name for the tokenizer.
     tokenizer: ClassVar[str] = ""
 
-    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-        chunker = self.lib.TokenChunker(
-            tokenizer=self.tokenizer, chunk_size=max_size, chunk_overlap=overlap
-        )
-        return _chonkie_records(chunker.chunk(document))
+    def make(self, max_size: int, overlap: int) -> Any:
+        """``TokenChunker`` with ``tokenizer``."""
+        return self.cls(tokenizer=self.tokenizer, chunk_size=max_size, chunk_overlap=overlap)
 
 
 class TokenWords(_TokenWith):

@@ -15,13 +15,19 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 from contract.integrations.adapters._base import Adapter, record
 
+#: Where the newer splitters' offsets come from, in their records.
+_LC_START = "the library's metadata['start_index'] (str.find from an estimate); end = start + len"
+
 
 class _LangChain(Adapter):
-    """A splitter class of ``langchain_text_splitters`` (named by ``splitter``)."""
+    """A splitter class of ``langchain_text_splitters`` (named by ``splitter``) with
+    ``chunk_size``/``chunk_overlap``, counted with ``len``, its chunks placed by
+    ``start_index``."""
 
     distribution: ClassVar[str] = "langchain-text-splitters"
     module: ClassVar[str] = "langchain_text_splitters"
@@ -33,22 +39,38 @@ class _LangChain(Adapter):
     }
 
     def setup(self) -> None:
-        """The splitter class."""
-        self.cls = getattr(self.lib, self.splitter)
+        """The splitter (a dotted ``splitter`` names a class's constructor method)."""
+        self.cls: Any = functools.reduce(getattr, self.splitter.split("."), self.lib)
 
-    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-        """``create_documents`` with ``chunk_size=max_size``, ``chunk_overlap=overlap``."""
-        splitter = self.cls(
+    def make(self, max_size: int, overlap: int) -> Any:
+        """The configured splitter: ``chunk_size=max_size``, ``chunk_overlap=overlap``."""
+        return self.cls(
             chunk_size=max_size, chunk_overlap=overlap, length_function=len, add_start_index=True
         )
-        return [_from_document(doc) for doc in splitter.create_documents([document])]
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        """``create_documents`` of the configured splitter."""
+        return _start_indexed(self.make(max_size, overlap).create_documents([document]))
 
 
-def _from_document(doc: Any) -> dict[str, Any]:
-    """A chunk record from a LangChain ``Document``: ``start_index`` as ``start``."""
-    text = doc.page_content
-    start = doc.metadata.get("start_index")
-    return record(text, start, None if start is None else start + len(text))
+def _start_indexed(docs: Any) -> list[dict[str, Any]]:
+    """Chunk records from LangChain ``Document``s made with ``add_start_index=True``:
+    ``start_index`` as ``start``, ``start + len(text)`` as ``end``."""
+    out = []
+    for doc in docs:
+        text, start = doc.page_content, doc.metadata.get("start_index")
+        out.append(record(text, start, None if start is None else start + len(text)))
+    return out
+
+
+def _sections(docs: Any, headers: Any) -> list[dict[str, Any]]:
+    """Chunk records from a heading splitter's ``Document``s: the heading path in their
+    metadata (the ``headers`` keys, outermost first) as ``section``."""
+    return [
+        record(doc.page_content, section=[doc.metadata[key] for _, key in headers
+                                          if key in doc.metadata])
+        for doc in docs
+    ]
 
 
 class RecursiveCharacter(_LangChain):
@@ -101,11 +123,7 @@ class MarkdownHeaders(_LangChain):
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
         """One chunk per heading section, its heading path as ``section``."""
         splitter = self.cls(headers_to_split_on=list(HEADERS), strip_headers=False)
-        out = []
-        for doc in splitter.split_text(document):
-            section = [doc.metadata[key] for _, key in HEADERS if key in doc.metadata]
-            out.append(record(doc.page_content, section=section))
-        return out
+        return _sections(splitter.split_text(document), HEADERS)
 
 
 # Lower-case aliases: ``contract.integrations.adapters.langchain:recursive`` and so on.
@@ -115,44 +133,11 @@ markdown = Markdown
 markdown_headers = MarkdownHeaders
 
 
-# --------------------------------------------------------------------------- issue 20
-# New splitters (records: every ClassVar set). Self-contained: they share nothing above but
-# the Adapter base, so the records of the classes above can change freely.
+class _Sized(_LangChain):
+    """A newer sized splitter: its record names the library's ``start_index`` search."""
 
-_LC_DIST, _LC_MODULE = "langchain-text-splitters", "langchain_text_splitters"
-_LC_VERSION = "1.1.3"
-_LC_START = "the library's metadata['start_index'] (str.find from an estimate); end = start + len"
-
-
-def _start_indexed(docs: Any) -> list[dict[str, Any]]:
-    """Chunk records from ``create_documents`` output with ``add_start_index=True``."""
-    out = []
-    for doc in docs:
-        text, start = doc.page_content, doc.metadata.get("start_index")
-        out.append(record(text, start, None if start is None else start + len(text)))
-    return out
-
-
-class _Sized(Adapter):
-    """A LangChain splitter with ``chunk_size``/``chunk_overlap``, counted with ``len``."""
-
-    distribution: ClassVar[str] = _LC_DIST
-    module: ClassVar[str] = _LC_MODULE
-    version: ClassVar[str] = _LC_VERSION
-    splitter: ClassVar[str] = ""
-    unit: ClassVar[str] = "chars"
     offsets: ClassVar[str] = _LC_START
-    documents: ClassVar[str] = "text"
     choices: ClassVar[dict[str, str]] = {"length_function": "len (codepoints)"}
-
-    def make(self, max_size: int, overlap: int) -> Any:
-        """The configured splitter."""
-        return getattr(self.lib, self.splitter)(
-            chunk_size=max_size, chunk_overlap=overlap, length_function=len, add_start_index=True
-        )
-
-    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-        return _start_indexed(self.make(max_size, overlap).create_documents([document]))
 
 
 class _FromLanguage(_Sized):
@@ -202,11 +187,7 @@ class Latex(_Sized):
     documents: ClassVar[str] = "latex"
 
 
-#: ``headers_to_split_on`` of the markdown syntax splitter: all six ATX levels.
-_SYNTAX_HEADERS = [("#" * level, f"h{level}") for level in range(1, 7)]
-
-
-class MarkdownSyntax(Adapter):
+class MarkdownSyntax(_LangChain):
     """``ExperimentalMarkdownSyntaxTextSplitter`` on all six levels, ``strip_headers=False``.
 
     Like ``MarkdownHeaderTextSplitter`` it takes no size or overlap (both are ignored); the
@@ -214,9 +195,6 @@ class MarkdownSyntax(Adapter):
     """
 
     name = "langchain-markdown-syntax"
-    distribution: ClassVar[str] = _LC_DIST
-    module: ClassVar[str] = _LC_MODULE
-    version: ClassVar[str] = _LC_VERSION
     splitter: ClassVar[str] = "ExperimentalMarkdownSyntaxTextSplitter"
     unit: ClassVar[str] = "chars"
     promises = frozenset({"heading_boundary"})
@@ -229,21 +207,15 @@ class MarkdownSyntax(Adapter):
     }
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-        splitter = self.lib.ExperimentalMarkdownSyntaxTextSplitter(
-            headers_to_split_on=_SYNTAX_HEADERS, strip_headers=False
-        )
-        out = []
-        for doc in splitter.split_text(document):
-            section = [doc.metadata[key] for _, key in _SYNTAX_HEADERS if key in doc.metadata]
-            out.append(record(doc.page_content, section=section))
-        return out
+        splitter = self.cls(headers_to_split_on=list(HEADERS), strip_headers=False)
+        return _sections(splitter.split_text(document), HEADERS)
 
 
 #: ``headers_to_split_on`` of the HTML splitter: h1 to h6.
 _HTML_HEADERS = [(f"h{level}", f"h{level}") for level in range(1, 7)]
 
 
-class HtmlHeaders(Adapter):
+class HtmlHeaders(_LangChain):
     """``HTMLHeaderTextSplitter`` on h1-h6: the text of each element under its headings.
 
     It parses HTML with the standard library's parser and returns element *text*, not slices
@@ -251,9 +223,6 @@ class HtmlHeaders(Adapter):
     """
 
     name = "langchain-html-headers"
-    distribution: ClassVar[str] = _LC_DIST
-    module: ClassVar[str] = _LC_MODULE
-    version: ClassVar[str] = _LC_VERSION
     splitter: ClassVar[str] = "HTMLHeaderTextSplitter"
     unit: ClassVar[str] = "chars"
     offsets: ClassVar[str] = "none: the splitter reports no offsets (placed by the contract)"
@@ -264,12 +233,8 @@ class HtmlHeaders(Adapter):
     }
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-        splitter = self.lib.HTMLHeaderTextSplitter(headers_to_split_on=_HTML_HEADERS)
-        out = []
-        for doc in splitter.split_text(document):
-            section = [doc.metadata[key] for _, key in _HTML_HEADERS if key in doc.metadata]
-            out.append(record(doc.page_content, section=section))
-        return out
+        splitter = self.cls(headers_to_split_on=_HTML_HEADERS)
+        return _sections(splitter.split_text(document), _HTML_HEADERS)
 
 
 python_code = PythonCode

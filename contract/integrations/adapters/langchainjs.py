@@ -15,11 +15,12 @@ library's ``metadata.loc.lines``, and no offsets, because the library gives none
 from __future__ import annotations
 
 import json
-import shlex
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from contract.transport.kinds import exec_target
 
 #: The folder of the npm lockfile and the bridge script.
 PACKAGE_DIR = Path(__file__).resolve().parent / "js"
@@ -93,7 +94,7 @@ class JsSplitter:
     @property
     def target(self) -> str:
         """The ``exec:`` target (SPEC §1) this splitter runs as."""
-        return "exec:" + shlex.join(self.exec_command)
+        return exec_target(self.exec_command)
 
     def unavailable(self) -> str | None:
         """Why this splitter cannot run here (None when it can), naming what to install."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from contract.integrations.adapters._base import Adapter, record
+from contract.integrations.adapters._base import Adapter, import_library, record
 
 
 class _LlamaIndex(Adapter):
@@ -49,21 +49,29 @@ class _LlamaIndex(Adapter):
 
     def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
         """``get_nodes_from_documents`` on one ``Document``."""
-        parser = self.parser(max_size, overlap)
-        nodes = parser.get_nodes_from_documents([self.document_cls(text=document)])
-        return [self.chunk(node) for node in nodes]
+        return [self.chunk(node) for node in self.nodes(self.parser(max_size, overlap), document)]
+
+    def nodes(self, parser: Any, document: str) -> list[Any]:
+        """The parser's nodes for ``document``."""
+        return list(parser.get_nodes_from_documents([self.document_cls(text=document)]))
+
+    def text(self, node: Any) -> str:
+        """The node's text, without metadata."""
+        return str(node.get_content(metadata_mode=self.metadata_none))
 
     def chunk(self, node: Any) -> dict[str, Any]:
         """A chunk record from a node: its text, offsets and id."""
         # start_char_idx=None (the library's find() failed) is passed as "not reported": the
         # contract then reports the output's partly missing offsets (span_fidelity), and never
         # places that node quietly.
-        return record(
-            node.get_content(metadata_mode=self.metadata_none),
-            node.start_char_idx,
-            node.end_char_idx,
-            id=node.node_id,
-        )
+        return record(self.text(node), node.start_char_idx, node.end_char_idx, id=node.node_id)
+
+
+def _sentences(parsers: Any, size: int, overlap: int) -> Any:
+    """The sentence splitter counting codepoints (``tokenizer=list``), no metadata budget."""
+    return parsers.SentenceSplitter(
+        chunk_size=size, chunk_overlap=overlap, tokenizer=list, include_metadata=False
+    )
 
 
 class Sentence(_LlamaIndex):
@@ -74,9 +82,7 @@ class Sentence(_LlamaIndex):
 
     def parser(self, max_size: int, overlap: int) -> Any:
         """``SentenceSplitter(chunk_size=max_size, chunk_overlap=overlap)``."""
-        return self.parsers.SentenceSplitter(
-            chunk_size=max_size, chunk_overlap=overlap, tokenizer=list, include_metadata=False
-        )
+        return _sentences(self.parsers, max_size, overlap)
 
 
 class Token(_LlamaIndex):
@@ -131,51 +137,11 @@ token = Token
 markdown = Markdown
 
 
-# --------------------------------------------------------------------------- issue 20
-# New node parsers (records: every ClassVar set), sharing only the Adapter base with the
-# classes above.
-
-from contract.integrations.adapters._base import import_library  # noqa: E402  (issue 20's classes)
-
-_LI_DIST, _LI_MODULE = "llama-index-core", "llama_index.core"
-_LI_VERSION = "0.14.25"
-
-
-class _Nodes(Adapter):
-    """A LlamaIndex node parser run through ``get_nodes_from_documents``."""
-
-    distribution: ClassVar[str] = _LI_DIST
-    module: ClassVar[str] = _LI_MODULE
-    version: ClassVar[str] = _LI_VERSION
-    unit: ClassVar[str] = "chars"
-    documents: ClassVar[str] = "text"
-
-    def setup(self) -> None:
-        from llama_index.core import Document, node_parser
-        from llama_index.core.schema import MetadataMode
-
-        self.document_cls, self.parsers, self.no_metadata = Document, node_parser, MetadataMode.NONE
-
-    def nodes(self, parser: Any, document: str) -> list[Any]:
-        """The parser's nodes for ``document``."""
-        return list(parser.get_nodes_from_documents([self.document_cls(text=document)]))
-
-    def text(self, node: Any) -> str:
-        return str(node.get_content(metadata_mode=self.no_metadata))
-
-
-def _sentences(parsers: Any, size: int, overlap: int) -> Any:
-    """The sentence splitter counting codepoints (``tokenizer=list``), no metadata budget."""
-    return parsers.SentenceSplitter(
-        chunk_size=size, chunk_overlap=overlap, tokenizer=list, include_metadata=False
-    )
-
-
 #: Chunk sizes of the hierarchy, as multiples of ``max_size`` (outermost first; leaves last).
 LI_HIERARCHY = (4, 2, 1)
 
 
-class Hierarchical(_Nodes):
+class Hierarchical(_LlamaIndex):
     """``HierarchicalNodeParser``: sentence splitters of ``4, 2, 1 x max_size`` codepoints, each
     level splitting the nodes of the level above; every level is reported, with parents."""
 
@@ -191,17 +157,22 @@ class Hierarchical(_Nodes):
         "include_metadata": "False",
     }
 
-    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    def parser(self, max_size: int, overlap: int) -> Any:
+        """One sentence splitter per level, ``LI_HIERARCHY`` times ``max_size`` each."""
         ids = [f"l{level}" for level in range(len(LI_HIERARCHY))]
         parsers = {
             i: _sentences(self.parsers, factor * max_size, overlap)
             for i, factor in zip(ids, LI_HIERARCHY)
         }
-        parser = self.parsers.HierarchicalNodeParser.from_defaults(
+        return self.parsers.HierarchicalNodeParser.from_defaults(
             node_parser_ids=ids, node_parser_map=parsers, include_metadata=False
         )
+
+    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+        """Every level's nodes, with parents and absolute offsets."""
         starts: dict[str, int | None] = {}
-        return [self.hierarchy_chunk(node, starts) for node in self.nodes(parser, document)]
+        nodes = self.nodes(self.parser(max_size, overlap), document)
+        return [self.hierarchy_chunk(node, starts) for node in nodes]
 
     def hierarchy_chunk(self, node: Any, starts: dict[str, int | None]) -> dict[str, Any]:
         """A chunk with absolute offsets (``starts``: the absolute start of each node seen)."""
@@ -222,7 +193,7 @@ def absolute(relative: Any, parent: str | None, starts: dict[str, int | None]) -
     return None if base is None else base + int(relative)
 
 
-class SentenceWindow(_Nodes):
+class SentenceWindow(_LlamaIndex):
     """``SentenceWindowNodeParser``: one node per sentence (NLTK punkt, shipped with the
     library), the surrounding window in metadata; it has no size or overlap (both ignored)."""
 
@@ -235,15 +206,12 @@ class SentenceWindow(_Nodes):
         "max_size/overlap": "ignored: the parser has no size",
     }
 
-    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-        parser = self.parsers.SentenceWindowNodeParser.from_defaults(include_metadata=False)
-        return [
-            record(self.text(n), n.start_char_idx, n.end_char_idx, id=n.node_id)
-            for n in self.nodes(parser, document)
-        ]
+    def parser(self, max_size: int, overlap: int) -> Any:
+        """``SentenceWindowNodeParser`` with its defaults; the config is ignored."""
+        return self.parsers.SentenceWindowNodeParser.from_defaults(include_metadata=False)
 
 
-class Code(_Nodes):
+class Code(_LlamaIndex):
     """``CodeSplitter(language="python")``: tree-sitter syntax nodes packed up to ``max_chars``.
 
     The grammar comes from the ``tree-sitter-python`` wheel (passed as ``parser=``), not from
@@ -268,18 +236,15 @@ class Code(_Nodes):
         self.grammar = tree_sitter.Language(grammar.language())
         self.parser_cls = tree_sitter.Parser
 
-    def split(self, document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
-        parser = self.parsers.CodeSplitter(
+    def parser(self, max_size: int, overlap: int) -> Any:
+        """``CodeSplitter`` of ``max_size`` characters on the tree-sitter grammar."""
+        return self.parsers.CodeSplitter(
             language="python",
             max_chars=max_size,
             count_mode="char",
             parser=self.parser_cls(self.grammar),
             include_metadata=False,
         )
-        return [
-            record(self.text(n), n.start_char_idx, n.end_char_idx, id=n.node_id)
-            for n in self.nodes(parser, document)
-        ]
 
 
 hierarchical = Hierarchical

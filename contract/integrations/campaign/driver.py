@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
+from contract.config import plugins
 from contract.containment import reaper
 from contract.errors import UsageError, one_line
 from contract.reporting.progress import ProgressBar
@@ -50,7 +51,9 @@ test_campaign = property_test({target!r}, reproducers_dir={reproducers!r})
 def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     """Parse ``argv`` and run the campaign; a usage error is one line and exit 2."""
     try:
-        return _campaign(_parser(prog).parse_args(argv))
+        modules, given = plugins.take_flags(sys.argv[1:] if argv is None else argv)
+        plugins.load_plugins(modules)
+        return _campaign(_parser(prog).parse_args(given))
     except UsageError as exc:
         print(f"{prog}: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
@@ -136,8 +139,9 @@ def _fuzz(folder: Path, jobs: str, seconds: float, found: Path, *, quiet: bool =
     command += [str(folder), "-p", "no:cacheprovider"]
     log = folder / "hypofuzz.log"
     with log.open("w", encoding="utf-8") as out:
-        process = subprocess.Popen(
-            command, start_new_session=True, stdout=out, stderr=subprocess.STDOUT
+        process = subprocess.Popen(  # the plugin modules of this run named for its pytest
+            command, start_new_session=True, stdout=out, stderr=subprocess.STDOUT,
+            env=plugins.child_environment(),
         )
         print(f"campaign: HypoFuzz's output goes to {log}", file=sys.stderr)
         reaper.register(process.pid, "HypoFuzz")  # killed on a signal or at exit

@@ -39,7 +39,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
 
-from contract.engine.results import RunSettings
+from contract.engine.results import Counterexample, RunSettings
 from contract.engine.runner import cases_for
 from contract.engine.session import Observation, Session
 from contract.generation.corpus import corpus_for
@@ -147,11 +147,10 @@ class _Keeper:
             rule = violation.invariant
             if rule in self.best and self.best[rule][0] <= size:
                 continue
-            saved = reproducers.Reproducer(
-                self.plugin.target, rule, seen.document, seen.config, violation.message,
-                kind=self.plugin.kind, timeout=self.timeout, memory_mb=self.memory_mb,
-                chunks=seen.records,
-            )
+            found = Counterexample(rule, seen.document, seen.config, [violation.message],
+                                   seen.records)
+            saved = found.to_reproducer(self.plugin, timeout=self.timeout,
+                                        memory_mb=self.memory_mb)
             previous = self.best.get(rule)
             path = self._write(saved, previous[2] if previous else None)
             self.best[rule] = (size, saved, path)

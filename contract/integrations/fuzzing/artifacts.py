@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contract.engine.minimize import minimize
+from contract.engine.results import Counterexample
 from contract.engine.session import Observation, Session
 from contract.integrations.fuzzing.inputs import FuzzCase, decode
 from contract.spec.model import Violation, escape
@@ -113,20 +114,9 @@ def _save(
     """Minimize ``case`` for ``rule``, save its reproducer, and describe it."""
     document, again = _minimized(session, case, seen, rule, limits)
     message = again.of(rule)[0].message
-    path = reproducers.save(
-        reproducers.Reproducer(
-            target=plugin.target,
-            invariant=rule,
-            document=document,
-            config=case.config,
-            message=message,
-            kind=plugin.kind,
-            timeout=limits.timeout,
-            memory_mb=limits.memory_mb,
-            chunks=again.records,
-        ),
-        folder,
-    )
+    found = Counterexample(rule, document, case.config, [message], again.records)
+    saved = found.to_reproducer(plugin, timeout=limits.timeout, memory_mb=limits.memory_mb)
+    path = reproducers.save(saved, folder)
     artifact, kind = source
     shown = escape(document, 120)
     return Finding(str(artifact), kind, rule, message, shown, case.config.describe(), str(path))

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from contract import _files
+from contract.config import plugins, table
 from contract.errors import UsageError, one_line
 from contract.integrations.fuzzing.artifacts import REPRODUCERS, convert
 from contract.integrations.fuzzing.blind import Mutator, run_blind
@@ -39,8 +40,8 @@ from contract.integrations.fuzzing.options import (
 from contract.integrations.fuzzing.target import FuzzTarget, require_atheris, text_plugin
 from contract.reporting.progress import ProgressBar
 from contract.spec.registry import select
+from contract.transport.kinds import is_out_of_process
 from contract.transport.loading import load
-from contract.transport.outofprocess import is_out_of_process
 from contract.transport.targets import Plugin, TargetError
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
@@ -84,13 +85,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _limits(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="fuzzing time (default 60)")
-    parser.add_argument("--timeout", type=float, default=2.0,
+    parser.add_argument("--timeout", type=table.converter(table.row("timeout")), default=2.0,
                         help="seconds per input before it counts as a hang (default 2)")
     parser.add_argument("--rss-limit-mb", type=int, default=2048,
                         help="memory limit in MiB (default 2048)")
     parser.add_argument("--max-len", type=int, default=4096,
                         help="longest fuzz input in bytes (default 4096)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=table.converter(table.row("seed")), default=0,
                         help="random seed of the blind engine (out-of-process targets; default 0)")
     parser.add_argument("--runs", type=int, default=None, metavar="N",
                         help="blind engine: stop after N inputs even if time is left "
@@ -135,7 +136,9 @@ def _modes(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     """Parse ``argv`` and fuzz, convert or run the engine; errors as one line and exit 2."""
     try:
-        ours, extra = split_flags(sys.argv[1:] if argv is None else argv)
+        plugin_modules, given = plugins.take_flags(sys.argv[1:] if argv is None else argv)
+        plugins.load_plugins(plugin_modules)  # the engine child checks the rules itself
+        ours, extra = split_flags(given)
         args = build_parser(prog).parse_intermixed_args(ours)
         return _dispatch(args, extra)
     except (UsageError, EngineFailed) as exc:

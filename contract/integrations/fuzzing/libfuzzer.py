@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from contract.config import plugins
 from contract.containment import reaper
 from contract.integrations.fuzzing.artifacts import Finding, artifact_kind, convert
 from contract.integrations.fuzzing.options import (
@@ -273,9 +274,10 @@ def _next(lines: queue.Queue[str | None]) -> str | None:
 
 
 def _child_env() -> dict[str, str]:
-    """The environment of an engine child: this ``contract`` package first on its path."""
+    """The environment of an engine child: this ``contract`` package first on its path, and
+    the plugin modules of this run named (contract.config.plugins)."""
     root = str(Path(__file__).resolve().parents[3])
-    env = dict(os.environ)
+    env = plugins.child_environment()
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     return env
 

@@ -30,7 +30,7 @@ from contract.integrations.fuzzing.inputs import FuzzCase, decode
 from contract.spec.model import Violation, escape
 from contract.spec.registry import registry
 from contract.transport.base import InProcessTransport
-from contract.transport.outofprocess import is_out_of_process
+from contract.transport.kinds import is_out_of_process
 from contract.transport.targets import Plugin, TargetError
 from contract.transport.targets import load_here as load
 

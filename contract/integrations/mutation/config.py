@@ -150,16 +150,6 @@ def _toml_value(value: Any) -> str:
     raise TypeError(f"cannot write {value!r} as TOML")
 
 
-def existing_reference_targets(root: Path | str = ".") -> list[str]:
-    """The reference targets whose module file exists under ``root``."""
-    found = []
-    for target in REFERENCE_TARGETS:
-        module = target.partition(":")[0]
-        if (Path(root) / (module.replace(".", "/") + ".py")).is_file():
-            found.append(target)
-    return found
-
-
 def mutant_phase() -> str | None:
     """None outside mutmut; else ``"mutant"`` inside a mutant's test run, or mutmut's phase name."""
     value = os.environ.get(MUTANT_ENV)

@@ -52,10 +52,6 @@ _FUNCTION = re.compile(
 )
 
 
-class StrykerMissing(RuntimeError):
-    """Stryker or node is not installed: a usage error naming what to install."""
-
-
 def unavailable() -> str | None:
     """Why a Stryker run cannot start here (None when it can)."""
     if shutil.which("node") is None:

@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from contract.config import table
 from contract.containment import reaper
 from contract.errors import UsageError, one_line
 from contract.integrations.mutation import reports, results, triage
@@ -129,7 +130,8 @@ def _parser(prog: str = "python -m contract.integrations.mutation") -> argparse.
                              "reference chunkers, none for a target)")
     parser.add_argument("--report-dir", type=Path, default=None,
                         help=f"where to write the reports (default {REPORT_DIR}/...)")
-    parser.add_argument("--max-examples", type=int, default=None,
+    parser.add_argument("--max-examples", type=table.converter(table.row("max_examples")),
+                        default=None,
                         help=f"examples per mutant (default {DEFAULT_BUDGET.max_examples})")
     parser.add_argument("--fresh", action="store_true",
                         help="forget mutmut's cached results and test every mutant again")
@@ -151,9 +153,7 @@ def _main(args: argparse.Namespace) -> int:
     budget = DEFAULT_BUDGET
     os.environ.pop(EXAMPLES_ENV, None)
     os.environ.pop(TRIAGE_ENV, None)
-    if args.max_examples is not None:
-        if args.max_examples < 1:
-            raise UsageError(f"--max-examples must be at least 1, got {args.max_examples}")
+    if args.max_examples is not None:  # bounded by its flag (contract.config.table)
         budget = replace(budget, max_examples=args.max_examples)
     if args.targets:
         return _third_party(args, budget)

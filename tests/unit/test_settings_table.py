@@ -1,0 +1,100 @@
+"""One table of run settings (contract.config.table): the CLI flags, the pytest options,
+``contract_tests`` and the ``[tool.chunk-contract]`` keys come from its rows, with one set of
+bounds, so a new setting is one row.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _pytest.config.argparsing import Parser
+
+from contract.cli.main import build_parser
+from contract.cli.run import settings_overrides
+from contract.config import pyproject, table
+from contract.errors import UsageError
+from contract.pytest import plugin as pytest_plugin
+from contract.pytest.suite import _checked_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+#: A setting no release has: given on the CLI of run, to pytest, and in the table.
+NEW = table.RunSetting(
+    "house_budget", int, "a budget only this test knows", describe="a positive integer",
+    flag="--house-budget", commands={"run": None}, pytest=True, bounds=(1, 10),
+)
+
+
+@pytest.fixture
+def new_row(monkeypatch: pytest.MonkeyPatch) -> table.RunSetting:
+    monkeypatch.setattr(table, "SETTINGS", (*table.SETTINGS, NEW))
+    return NEW
+
+
+def test_a_new_row_is_a_cli_flag_with_its_bounds(new_row: table.RunSetting) -> None:
+    args = build_parser().parse_args(["run", "t.py:f", "--house-budget", "3"])
+    assert settings_overrides(args)["house_budget"] == 3
+    assert settings_overrides(build_parser().parse_args(["run"]))["house_budget"] is None
+    with pytest.raises(UsageError, match="the value must be a positive integer"):
+        build_parser().parse_args(["run", "--house-budget", "11"])
+
+
+def test_a_new_row_is_a_pytest_option_with_its_bounds(new_row: table.RunSetting) -> None:
+    parser = Parser()
+    pytest_plugin.pytest_addoption(parser)
+    options = parser.parse(["--chunk-contract-house-budget", "4"])
+    assert options.chunk_contract_house_budget == 4
+    with pytest.raises(pytest.UsageError, match="positive integer of at most 10"):
+        parser.parse(["--chunk-contract-house-budget", "0"])
+
+
+def test_a_new_row_is_a_pyproject_key_and_a_keyword(new_row: table.RunSetting,
+                                                    tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.chunk-contract]\nhouse-budget = 5\ntargets = ["a.py:f"]\n')
+    assert pyproject.load(path).budgets["house_budget"] == 5
+    path.write_text("[tool.chunk-contract]\nhouse-budget = 0\n")
+    with pytest.raises(pyproject.ConfigError, match="house-budget must be a positive integer"):
+        pyproject.load(path)
+    assert _checked_settings({"house_budget": 2}) == {"house_budget": 2}
+
+
+def test_without_the_row_the_key_and_the_flag_are_unknown(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text("[tool.chunk-contract]\nhouse-budget = 5\n")
+    with pytest.raises(pyproject.ConfigError, match="unknown key 'house-budget'"):
+        pyproject.load(path)
+    with pytest.raises(UsageError, match="unrecognized arguments"):
+        build_parser().parse_args(["run", "--house-budget", "3"])
+
+
+def test_every_flag_of_a_row_has_the_same_bounds_everywhere() -> None:
+    for setting in (s for s in table.SETTINGS if s.type is not bool):
+        convert = table.converter(setting)
+        with pytest.raises(Exception, match="must be"):
+            convert("-1" if setting.name != "seed" else str(10**30))
+        with pytest.raises(pyproject.ConfigError, match="must be"):
+            pyproject.parse({setting.name: -1 if setting.name != "seed" else 10**30},
+                            Path("pyproject.toml"))
+
+
+def test_contract_tests_checks_its_settings() -> None:
+    with pytest.raises(pytest.UsageError, match="max_examples must be a positive integer"):
+        _checked_settings({"max_examples": -1})
+    with pytest.raises(pytest.UsageError, match="unknown setting"):
+        _checked_settings({"max_exmaples": 10})
+    assert _checked_settings({"timeout": 5, "seed": None}) == {"timeout": 5.0}
+
+
+def test_a_negative_pytest_budget_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--chunk-contract",
+         f"{ROOT}/reference_chunkers/fixed.py:split", "--chunk-contract-max-examples", "-5"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
+        text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "must be a positive integer" in done.stderr and "Traceback" not in done.stderr
