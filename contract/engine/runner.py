@@ -141,6 +141,7 @@ def _run(
         results = _verdicts(
             plugin, chosen, active, explored.examples, explored.exercised, findings
         )
+        _name_unmeasured(results, config)
     result = RunResult(
         plugin.target,
         plugin.kind,
@@ -628,6 +629,21 @@ def _verdicts(
                 )
             )
     return out
+
+
+def _name_unmeasured(results: list[InvariantResult], config: RunSettings) -> None:
+    """``scales_linearly`` is decided by the timing probe alone: a run without it (the quick
+    profile, all but one process of ``-n``) has not checked it, whatever it called."""
+    if config.probe:
+        return
+    profile = f"the {config.profile} profile" if config.profile else "this run"
+    for item in results:
+        if item.id == "scales_linearly" and item.status == "passed":
+            item.status, item.examples = "skipped", 0
+            item.reason = (
+                f"not measured: {profile} runs no scaling probe (the ci and dev profiles, "
+                "and the default budget, do)"
+            )
 
 
 def skip_reason(plugin: Plugin, rule_id: str, chosen: list[str], active: tuple[str, ...]) -> str:
