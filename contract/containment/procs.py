@@ -85,30 +85,16 @@ def session_cpu_seconds(leader: int) -> float:
     return ticks / _CLOCK_TICKS
 
 
-def tree_cpu_seconds() -> float:
-    """User + system CPU seconds of this process and its whole tree so far: itself, the
-    children it reaped (``os.times``), and every live or zombie descendant (``/proc``, with
-    what each reaped in turn). The difference of two readings is the CPU a stretch of work
-    cost the host and its workers together, whether a worker was restarted in between or not."""
-    own = os.times()
-    seconds = own.user + own.system + own.children_user + own.children_system
-    return seconds + _descendant_ticks(os.getpid()) / _CLOCK_TICKS
+def cpu_ticks(pid: int) -> int:
+    """Clock ticks of user + system CPU of ``pid`` and the children it reaped (0 if gone)."""
+    fields = stat(pid)
+    if fields is None:
+        return 0
+    return sum(int(fields[i]) for i in (_UTIME, _STIME, _CUTIME, _CSTIME))
 
 
-def _descendant_ticks(root: int) -> int:
-    """Clock ticks of every process below ``root`` not yet reaped by it (one /proc scan)."""
-    below: dict[str, list[list[str]]] = {}
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(_PROC):
-            fields = stat(entry.name) if entry.name.isdigit() else None
-            if fields is not None:
-                below.setdefault(fields[_PPID], []).append([entry.name, *fields])
-    ticks, todo = 0, [str(root)]
-    while todo:
-        for pid, *fields in below.get(todo.pop(), []):
-            ticks += sum(int(fields[i]) for i in (_UTIME, _STIME, _CUTIME, _CSTIME))
-            todo.append(pid)
-    return ticks
+def ticks_to_seconds(ticks: int) -> float:
+    return ticks / _CLOCK_TICKS
 
 
 def session_rss(leader: int) -> int:

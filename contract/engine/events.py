@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from contract.containment.procs import tree_cpu_seconds
+from contract.containment.reaper import tree_cpu_seconds
 from contract.engine.results import PhaseTime, RunResult
 
 __all__ = [
@@ -76,7 +76,7 @@ class PhaseClock:
 
     ``with clock.phase("exploration"): ...`` charges what the block took to that phase (a
     phase entered twice adds up). CPU time is the host's and its whole process tree's
-    (:func:`contract.containment.procs.tree_cpu_seconds`), so a worker's calls count too.
+    (:func:`contract.containment.reaper.tree_cpu_seconds`), so a worker's calls count too.
     """
 
     def __init__(

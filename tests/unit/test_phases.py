@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from contract.containment.procs import tree_cpu_seconds
+from contract.containment import reaper
+from contract.containment.reaper import tree_cpu_seconds
 from contract.engine.events import PhaseClock
 from contract.engine.results import PhaseTime
 from contract.engine.runner import RunSettings, run
@@ -70,11 +71,13 @@ def test_the_tree_clock_counts_a_live_child() -> None:
     before = tree_cpu_seconds()
     child = subprocess.Popen([sys.executable, "-c", burn], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
+    reaper.register(child.pid, "test child")  # as the worker and the fresh interpreter are
     try:
         assert child.stdout is not None
         assert child.stdout.readline() == "done\n"  # it burned 0.3 s of CPU and lives on
         during = tree_cpu_seconds()
     finally:
+        reaper.unregister(child.pid)
         child.communicate("", timeout=60)
     assert during - before >= 0.3
 
