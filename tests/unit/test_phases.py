@@ -112,3 +112,37 @@ def test_verbose_text_shows_each_phase_and_quiet_text_does_not(result) -> None: 
     for name in (*result.phases, "total"):
         assert f"\n  {name} " in verbose
     assert "time (wall" not in render(result)
+
+
+@pytest.fixture
+def reruns(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many fresh interpreters a run starts (and with how many samples each)."""
+    from contract.engine import crossrun
+
+    started: list[int] = []
+    original = crossrun.rerun
+
+    def counting(target, cases, **options):  # type: ignore[no-untyped-def]
+        started.append(len(cases))
+        return original(target, cases, **options)
+
+    monkeypatch.setattr(crossrun, "rerun", counting)
+    return started
+
+
+def test_the_fresh_interpreter_starts_once_a_run(reruns: list[int]) -> None:
+    settings = RunSettings(max_examples=20, seed=1, reproducers=None, skip=("scales_linearly",))
+    run(FIXED, settings)
+    assert len(reruns) == 1 and 0 < reruns[0] <= 8
+
+
+@pytest.mark.parametrize("selection", [
+    {"only": ("cap_respected",)}, {"skip": ("deterministic", "scales_linearly")},
+])
+def test_the_fresh_interpreter_is_skipped_when_deterministic_is_not_checked(
+    reruns: list[int], selection: dict[str, tuple[str, ...]]
+) -> None:
+    settings = RunSettings(max_examples=20, seed=1, reproducers=None, **selection)  # type: ignore[arg-type]
+    result = run(FIXED, settings)
+    assert reruns == []
+    assert "fresh-interpreter rerun" not in result.phases
