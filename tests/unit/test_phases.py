@@ -92,8 +92,9 @@ def test_a_run_reports_its_phases_and_they_add_up_to_its_total(result) -> None: 
     assert set(result.phases) >= CORE_PHASES
     assert result.total_time is not None
     summed = sum(result.phases.values(), PhaseTime())
-    # Everything a run does lies in some phase: only the few statements between them do not.
-    assert abs(result.total_time.wall - summed.wall) <= 0.05 + 0.02 * result.total_time.wall
+    # Everything a run does lies in some phase: only the few statements between them do not
+    # (generous: on a busy machine the process may wait for a core between two phases).
+    assert abs(result.total_time.wall - summed.wall) <= 0.25 + 0.05 * result.total_time.wall
     # CPU is read in clock ticks per process (10 ms each): a few ticks either way.
     assert abs(result.total_time.cpu - summed.cpu) <= 0.1 + 0.05 * result.total_time.cpu
     assert result.phases["exploration"].cpu > 0
