@@ -169,6 +169,12 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     _database(run)
     run.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also report the wall and CPU time of each phase of the run",
+    )
+    run.add_argument(
         "-n",
         "--jobs",
         type=_jobs,

@@ -110,7 +110,7 @@ def run_command(args: argparse.Namespace) -> int:
     given = _report_paths(args)
     streams = [
         formats.open_stream("progress", quiet=args.quiet, targets=len(jobs)),
-        formats.open_stream("text", quiet=args.quiet),
+        formats.open_stream("text", quiet=args.quiet, verbose=getattr(args, "verbose", False)),
     ]
     reports = formats.open_reports(
         given, command="run", targets=len(jobs), plugins={p.target: p for p, _, _ in jobs},

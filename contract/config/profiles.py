@@ -1,4 +1,4 @@
-"""Named budgets for a run: ``dev``, ``ci`` and ``nightly``.
+"""Named budgets for a run: ``quick``, ``dev``, ``ci`` and ``nightly``.
 
 A profile sets how many examples a run explores, whether its seed is fixed, and its time
 budgets. It is chosen, first match wins, by an explicit flag (``chunk-contract run --profile``,
@@ -38,17 +38,30 @@ class Profile:
     explore_seconds: float
     shrink_seconds: float
     purpose: str
+    #: Run the ``scales_linearly`` timing probe (the costliest single step of a fast run).
+    probe: bool = True
 
     def describe(self) -> str:
         seed = "seed fixed per target" if self.derandomize else "random seed"
+        probe = "" if self.probe else ", no scaling probe"
         return (
             f"{self.name}: {self.max_examples} examples, {seed}, explore budget "
-            f"{self.explore_seconds:g} s, {self.shrink_seconds:g} s per shrink "
+            f"{self.explore_seconds:g} s, {self.shrink_seconds:g} s per shrink{probe} "
             f"({self.purpose})"
         )
 
 
 PROFILES: dict[str, Profile] = {
+    "quick": Profile(
+        "quick",
+        25,
+        False,
+        5.0,
+        3.0,
+        "a pre-commit hook of about 2 s: the seed corpus, the whole covering schedule and a "
+        "few generated examples; the scaling probe and the long search are left to CI",
+        probe=False,
+    ),
     "dev": Profile(
         "dev",
         100,
@@ -160,6 +173,8 @@ def build(
             shrink_seconds=profile.shrink_seconds,
             profile=profile.name,
         )
+        if not profile.probe:
+            values["probe"] = False
     values.update({k: v for k, v in explicit.items() if v is not None})
     for key in ("only", "skip"):
         if key in values:

@@ -156,7 +156,13 @@ def wait_readable(fd: int, others: Sequence[int], timeout: float) -> int | None:
 
 
 def receive_frame(fd: int, seq: int, *, deadline: float, limit: int) -> Any:
-    """Reads one frame from the non-blocking ``fd``, checks it and returns its decoded payload.
+    """Reads one frame from the non-blocking ``fd``, checks it and returns its decoded payload
+    (see :func:`receive_payload`)."""
+    return decode(receive_payload(fd, seq, deadline=deadline, limit=limit))
+
+
+def receive_payload(fd: int, seq: int, *, deadline: float, limit: int) -> bytearray:
+    """Reads one frame from the non-blocking ``fd``, checks it and returns its raw payload.
 
     The header must arrive by ``deadline``; the payload by the later of ``deadline`` and its
     own allowance (BODY_GRACE plus its size at BODY_RATE). A payload over ``limit`` bytes is
@@ -171,7 +177,7 @@ def receive_frame(fd: int, seq: int, *, deadline: float, limit: int) -> Any:
     if size > limit:
         raise FrameError(f"the reply is {size} bytes, over the limit of {limit} bytes", size=size)
     allowance = time.monotonic() + BODY_GRACE + size / BODY_RATE
-    return decode(_receive_exact(fd, size, max(deadline, allowance)))
+    return _receive_exact(fd, size, max(deadline, allowance))
 
 
 def _receive_exact(fd: int, size: int, deadline: float) -> bytearray:

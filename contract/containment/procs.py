@@ -85,6 +85,18 @@ def session_cpu_seconds(leader: int) -> float:
     return ticks / _CLOCK_TICKS
 
 
+def cpu_ticks(pid: int) -> int:
+    """Clock ticks of user + system CPU of ``pid`` and the children it reaped (0 if gone)."""
+    fields = stat(pid)
+    if fields is None:
+        return 0
+    return sum(int(fields[i]) for i in (_UTIME, _STIME, _CUTIME, _CSTIME))
+
+
+def ticks_to_seconds(ticks: int) -> float:
+    return ticks / _CLOCK_TICKS
+
+
 def session_rss(leader: int) -> int:
     """Resident bytes of every live process of the group, summed."""
     return sum(int(fields[_RSS]) for _, fields in members(leader)) * _PAGE

@@ -81,6 +81,18 @@ def registered() -> dict[int, str]:
     return dict(_GROUPS)
 
 
+def tree_cpu_seconds() -> float:
+    """User + system CPU seconds of this process and what it started so far: itself, the
+    children it reaped (``os.times``), and every registered live child (the worker, an
+    ``exec:`` child, the fresh interpreter, a ``-n`` process; ``/proc``, with what each reaped
+    in turn). The difference of two readings is what a stretch of work cost the host and its
+    workers together, whether a worker was restarted in between or not. Only registered
+    children are read, never the whole process table: a shared machine has hundreds."""
+    own = os.times()
+    seconds = own.user + own.system + own.children_user + own.children_system
+    return seconds + procs.ticks_to_seconds(sum(procs.cpu_ticks(pid) for pid in list(_GROUPS)))
+
+
 def kill_all() -> int:
     """SIGKILLs every registered group (tidy ones after a SIGTERM and GRACE s) and forgets
     them; returns how many."""

@@ -6,13 +6,17 @@ Plain frozen dataclasses that import no Hypothesis; reporters subscribe with a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-from contract.engine.results import RunResult
+from contract.containment.reaper import tree_cpu_seconds
+from contract.engine.results import PhaseTime, RunResult
 
 __all__ = [
-    "Event", "Finished", "Listener", "Measuring", "Progress", "RunPhase", "Shrinking", "Started",
+    "Event", "Finished", "Listener", "Measuring", "PhaseClock", "Progress", "RunPhase",
+    "Shrinking", "Started",
 ]
 
 
@@ -65,3 +69,41 @@ class Finished(Event):
 
 
 Listener = Callable[[Event], None]
+
+
+class PhaseClock:
+    """Wall and CPU time of each phase of a run (see RunResult.phases), from its creation on.
+
+    ``with clock.phase("exploration"): ...`` charges what the block took to that phase (a
+    phase entered twice adds up). CPU time is the host's and its whole process tree's
+    (:func:`contract.containment.reaper.tree_cpu_seconds`), so a worker's calls count too.
+    """
+
+    def __init__(
+        self,
+        *,
+        cpu: Callable[[], float] = tree_cpu_seconds,
+        wall: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._cpu, self._wall = cpu, wall
+        self._start = PhaseTime(wall(), cpu())
+        self.phases: dict[str, PhaseTime] = {}
+
+    def _now(self) -> PhaseTime:
+        return PhaseTime(self._wall(), self._cpu())
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Charges the time the block takes (also when it raises) to phase ``name``."""
+        before = self._now()
+        try:
+            yield
+        finally:
+            after = self._now()
+            spent = PhaseTime(after.wall - before.wall, max(0.0, after.cpu - before.cpu))
+            self.phases[name] = self.phases.get(name, PhaseTime()) + spent
+
+    def total(self) -> PhaseTime:
+        """The time since the clock was made."""
+        now = self._now()
+        return PhaseTime(now.wall - self._start.wall, max(0.0, now.cpu - self._start.cpu))

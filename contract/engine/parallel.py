@@ -33,8 +33,8 @@ from typing import Any, NoReturn
 
 from contract.containment import framing, reaper
 from contract.engine import resultcodec
-from contract.engine.events import Event, Finished, Listener, Progress, Started
-from contract.engine.results import InvariantResult, RunResult, RunSettings
+from contract.engine.events import Event, Finished, Listener, PhaseClock, Progress, Started
+from contract.engine.results import InvariantResult, PhaseTime, RunResult, RunSettings
 from contract.engine.runner import run
 from contract.spec.registry import registry
 from contract.spec.registry import select as selected
@@ -153,6 +153,7 @@ def run_parallel(
     if jobs <= 1:
         return run(plugin, settings, on_event)
     emit = on_event or (lambda event: None)
+    clock = PhaseClock()
     base = settings.seed if settings.seed is not None else random.randrange(2**32)
     share = -(-settings.max_examples // jobs)
     parts = _parts(plugin, settings, jobs, base, share)
@@ -166,6 +167,7 @@ def run_parallel(
                        examples=sum(r.examples for k, r in done if k < jobs),
                        asked=sum(r.examples_asked for k, r in done if k < jobs))
     merged.elapsed = time.monotonic() - started
+    merged.total_time = clock.total()  # the processes' phases overlap: their walls add up to more
     merged.interrupted, merged.interrupted_reason = bool(stop), stop
     emit(Finished(merged))
     return merged
@@ -374,7 +376,18 @@ def merge(
         coverage=next((r.coverage for r in results if r.coverage is not None), None),
         documents=first.documents,
         health=list({f: None for r in results for f in r.health}),
+        phases=_phases(results),
     )
+
+
+def _phases(results: list[RunResult]) -> dict[str, PhaseTime]:
+    """Each phase's time summed over the merged runs."""
+    phases: dict[str, PhaseTime] = {}
+    for result in results:
+        for name, spent in dict(result.phases).items():
+            if type(name) is str and type(spent) is PhaseTime:  # what a process sent, checked
+                phases[name] = phases.get(name, PhaseTime()) + spent
+    return phases
 
 
 def _stop_reason(results: list[RunResult]) -> str | None:

@@ -20,7 +20,13 @@ from typing import Any
 
 from contract.diagnosis.base import Diagnosis
 from contract.engine.health import Finding
-from contract.engine.results import Counterexample, InvariantResult, RunResult, RunSettings
+from contract.engine.results import (
+    Counterexample,
+    InvariantResult,
+    PhaseTime,
+    RunResult,
+    RunSettings,
+)
 from contract.generation.strategies.coverage import Coverage
 from contract.spec.model import Config
 
@@ -28,7 +34,7 @@ from contract.spec.model import Config
 CLASSES: dict[str, type[Any]] = {
     cls.__name__: cls
     for cls in (RunResult, InvariantResult, Counterexample, RunSettings, Config, Diagnosis,
-                Coverage, Finding)
+                Coverage, Finding, PhaseTime)
 }
 _SCALARS = (type(None), bool, int, float, str)
 #: Nesting deeper than this is refused (a document is far shallower).

@@ -28,7 +28,10 @@ if TYPE_CHECKING:
     from contract.generation.strategies.coverage import Coverage
     from contract.transport.targets import Plugin
 
-__all__ = ["Counterexample", "InvariantResult", "RunResult", "RunSettings", "replace_settings"]
+__all__ = [
+    "Counterexample", "InvariantResult", "PhaseTime", "RunResult", "RunSettings",
+    "replace_settings",
+]
 
 
 #: The covering schedule's budget, in exploration budgets (see RunSettings.schedule_seconds):
@@ -165,6 +168,27 @@ class InvariantResult:
         return f"(follows from {self.follows_from})" if self.follows_from else ""
 
 
+@dataclass(frozen=True)
+class PhaseTime:
+    """Where a phase of a run (or the whole run) spent its time, in seconds: ``wall`` on the
+    clock, ``cpu`` user + system of the host and every process it started (the worker, an
+    ``exec:`` child, the fresh interpreter)."""
+
+    wall: float = 0.0
+    cpu: float = 0.0
+
+    def __post_init__(self) -> None:
+        for value in (self.wall, self.cpu):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"a phase's time is a number of seconds, got {value!r}")
+
+    def __add__(self, other: PhaseTime) -> PhaseTime:
+        return PhaseTime(self.wall + other.wall, self.cpu + other.cpu)
+
+    def as_dict(self) -> dict[str, float]:
+        return {"wall": round(self.wall, 3), "cpu": round(self.cpu, 3)}
+
+
 @dataclass
 class RunResult:
     target: str
@@ -190,6 +214,12 @@ class RunResult:
     documents: str = "text"
     #: Health-check findings (contract.engine.health): warnings and notes, never a failure.
     health: list[Finding] = field(default_factory=list)
+    #: Time of each phase of the run, in the order they ran ("start-up", "seed corpus",
+    #: "covering schedule", "exploration", "scaling probe", "fresh-interpreter rerun",
+    #: "health checks", "shrinking", "diagnosis", "wrap-up"); only the phases that ran.
+    phases: dict[str, PhaseTime] = field(default_factory=dict)
+    #: The whole run's time: the phases add up to it.
+    total_time: PhaseTime | None = None
 
     @property
     def passed(self) -> bool:

@@ -27,6 +27,7 @@ from contract.engine.events import (
     Finished,
     Listener,
     Measuring,
+    PhaseClock,
     Progress,
     RunPhase,
     Shrinking,
@@ -78,54 +79,70 @@ def _run(
     run_settings: RunSettings | None,
     on_event: Listener | None,
 ) -> RunResult:
+    clock = PhaseClock()
     config = run_settings or RunSettings()
-    plugin = target if isinstance(target, Plugin) else load(target)
-    emit = on_event or (lambda event: None)
-    chosen = select(config.only, config.skip)
-    the_seed = _seed_for(plugin, config)
-    started = time.monotonic()
-    shared = database.open_database(config.example_database) if config.example_database else None
+    with clock.phase("start-up"):
+        plugin = target if isinstance(target, Plugin) else load(target)
+        emit = on_event or (lambda event: None)
+        chosen = select(config.only, config.skip)
+        the_seed = _seed_for(plugin, config)
+        started = time.monotonic()
+        spec = config.example_database
+        shared = database.open_database(spec) if spec else None
+        session = Session(
+            plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen
+        )
     explored = _Explored()
     findings: dict[str, Counterexample] = {}
     noticed: list[Finding] = []
     stop = ""
-    with Session(
-        plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen
-    ) as session:
-        active = tuple(r.id for r in session.rules)
-        emit(Started(plugin.target, plugin.kind, active, the_seed, config.max_examples))
-        strategy = cases_for(plugin, config)
-        saved_files = database.known_failure_files(config.database, plugin.target, plugin.kind)
-        from_shared = shared.fetch(plugin.target, plugin.kind) if shared else []
-        origins = _origins(saved_files, from_shared, config.example_database)
-        known = [(document, cfg) for document, cfg, _ in saved_files]
-        known += [(saved.document, saved.config) for saved in from_shared]
-        if config.corpus:
-            known += map(_in_range(plugin), corpus_for(plugin.kind))
-        known += _range_probes(plugin)
+    with session:
+        with clock.phase("start-up"):
+            active = tuple(r.id for r in session.rules)
+            emit(Started(plugin.target, plugin.kind, active, the_seed, config.max_examples))
+            strategy = cases_for(plugin, config)
+            saved_files = database.known_failure_files(config.database, plugin.target, plugin.kind)
+            from_shared = shared.fetch(plugin.target, plugin.kind) if shared else []
+            origins = _origins(saved_files, from_shared, config.example_database)
+            known = [(document, cfg) for document, cfg, _ in saved_files]
+            known += [(saved.document, saved.config) for saved in from_shared]
+            if config.corpus:
+                known += map(_in_range(plugin), corpus_for(plugin.kind))
+            known += _range_probes(plugin)
         try:
-            plan = schedule_for(plugin.kind) if config.schedule else None
-            _explore(session, strategy, config, the_seed, emit, known, explored, plan)
-            _measure(plugin, session, config, active, explored, emit)
-            noticed = _health(plugin, session, explored)
+            with clock.phase("covering schedule"):
+                plan = schedule_for(plugin.kind) if config.schedule else None
+            _explore(session, strategy, config, the_seed, emit, known, explored, plan,
+                     clock=clock)
+            _measure(plugin, session, config, active, explored, emit, clock)
+            with clock.phase("health checks"):
+                noticed = _health(plugin, session, explored)
             for rule in list(explored.first):
                 if rule not in explored.unshrunk:
-                    findings[rule] = _shrink(
-                        session, strategy, config, the_seed, rule, explored, emit
-                    )
+                    with clock.phase("shrinking"):
+                        findings[rule] = _shrink(
+                            session, strategy, config, the_seed, rule, explored, emit
+                        )
         except reaper.Interrupted as exc:
             stop = exc.reason  # keep what was found; the rest is not shrunk
         for rule, seen in explored.first.items():
             findings.setdefault(rule, _counterexample(rule, seen, shrunk=False))
         if config.diagnose and not stop:
-            _diagnose_all(session, findings)
-    for found in findings.values():
-        found.replayed_from = origins.get(_key((found.document, found.config)))
-        _save(plugin, config, the_seed, found, shared)
-    if shared and not stop:
-        shared.delete(_fixed_since(from_shared, explored, active))
-    _own_causes(findings)
-    results = verdicts(plugin, chosen, active, explored.examples, explored.exercised, findings)
+            with clock.phase("diagnosis"):
+                _diagnose_all(session, findings)
+        with clock.phase("wrap-up"):
+            session.close()  # the worker's exit is wrap-up too (the second close does nothing)
+    with clock.phase("wrap-up"):
+        for found in findings.values():
+            found.replayed_from = origins.get(_key((found.document, found.config)))
+            _save(plugin, config, the_seed, found, shared)
+        if shared and not stop:
+            shared.delete(_fixed_since(from_shared, explored, active))
+        _own_causes(findings)
+        results = verdicts(
+            plugin, chosen, active, explored.examples, explored.exercised, findings
+        )
+        _name_unmeasured(results, config)
     result = RunResult(
         plugin.target,
         plugin.kind,
@@ -141,6 +158,8 @@ def _run(
         coverage=explored.coverage,
         documents=plugin.declarations.documents,
         health=noticed,
+        phases=dict(clock.phases),
+        total_time=clock.total(),
     )
     emit(Finished(result))
     return result
@@ -153,14 +172,17 @@ def _measure(
     active: tuple[str, ...],
     explored: _Explored,
     emit: Listener,
+    clock: PhaseClock,
 ) -> None:
     """The whole-run measurements: the timing probe, then the fresh-interpreter rerun."""
     if "scales_linearly" in active and config.probe:
-        _measure_scaling(session, explored, emit)
+        with clock.phase("scaling probe"):
+            _measure_scaling(session, explored, emit)
     rerun = config.measure and not is_out_of_process(plugin.spec)  # a child is no interpreter
     if rerun and "deterministic" in active and "deterministic" not in explored.first:
-        emit(RunPhase("fresh-interpreter rerun"))
-        _fresh_interpreter(plugin, session, explored)
+        with clock.phase("fresh-interpreter rerun"):
+            emit(RunPhase("fresh-interpreter rerun"))
+            _fresh_interpreter(plugin, session, explored)
 
 
 def _health(plugin: Plugin, session: Session, explored: _Explored) -> list[Finding]:
@@ -294,9 +316,13 @@ def _explore(
     known: Sequence[tuple[Any, Config]] = (),
     found: _Explored | None = None,
     plan: Schedule | None = None,
+    *,
+    clock: PhaseClock | None = None,
 ) -> _Explored:
-    """Explore ``known`` cases, then generated ones, into ``found`` (kept if interrupted)."""
+    """Explore ``known`` cases, then generated ones, into ``found`` (kept if interrupted);
+    ``clock`` times the seed corpus, the covering schedule and the exploration."""
     found = found if found is not None else _Explored()
+    clock = clock or PhaseClock()
     step = max(1, config.max_examples // 20)
     started = time.monotonic()
     deadline = started + config.explore_seconds
@@ -304,14 +330,16 @@ def _explore(
     # Failures saved by earlier runs come first (contract.store.database), then the seed corpus.
     if known:
         emit(RunPhase("seed corpus", len(known) + config.max_examples, config.explore_seconds))
-    for case in known:
-        if _key(case) in found.seen:
-            continue  # a saved failure that is also a corpus probe: one call is enough
-        found.note(case, session.observe(*case))
-        found.asked += 1
+    with clock.phase("seed corpus"):
+        for case in known:
+            if _key(case) in found.seen:
+                continue  # a saved failure that is also a corpus probe: one call is enough
+            found.note(case, session.observe(*case))
+            found.asked += 1
     if plan is not None:
-        found.coverage = _play(session, plan, started + config.schedule_budget, found, emit,
-                               config.max_examples)
+        with clock.phase("covering schedule"):
+            found.coverage = _play(session, plan, started + config.schedule_budget, found, emit,
+                                   config.max_examples)
     emit(RunPhase("exploring", found.asked + config.max_examples,
                   max(0.0, deadline - time.monotonic())))
 
@@ -335,7 +363,8 @@ def _explore(
 
     found.asked += config.max_examples
     try:
-        explore()
+        with clock.phase("exploration"):
+            explore()
     except _OutOfTime:
         spent = f"the {config.explore_seconds:g} s exploration budget ran out"
         found.stopped = f"{found.stopped}; {spent}" if found.stopped else spent
@@ -613,6 +642,21 @@ def _verdict(plugin: Plugin, rule_id: str, chosen: list[str], active: tuple[str,
         return InvariantResult(rule_id, "passed", examples)
     return InvariantResult(rule_id, "skipped", 0,
                            reason=skip_reason(plugin, rule_id, chosen, active))
+
+
+def _name_unmeasured(results: list[InvariantResult], config: RunSettings) -> None:
+    """``scales_linearly`` is decided by the timing probe alone: a run without it (the quick
+    profile, all but one process of ``-n``) has not checked it, whatever it called."""
+    if config.probe:
+        return
+    profile = f"the {config.profile} profile" if config.profile else "this run"
+    for item in results:
+        if item.id == "scales_linearly" and item.status == "passed":
+            item.status, item.examples = "skipped", 0
+            item.reason = (
+                f"not measured: {profile} runs no scaling probe (the ci and dev profiles, "
+                "and the default budget, do)"
+            )
 
 
 def skip_reason(plugin: Plugin, rule_id: str, chosen: list[str], active: tuple[str, ...]) -> str:

@@ -69,6 +69,8 @@ class Output:
     plugins: Mapping[str, Any] = field(default_factory=dict)
     #: ``-q``: a stream format shows less, or nothing.
     quiet: bool = False
+    #: ``-v``: a stream format shows more (the text report: the time of each phase).
+    verbose: bool = False
     #: The stream of a stream format (None: its own default, stdout or stderr).
     stream: TextIO | None = None
     #: ``path`` is a folder: one file per target in it (``matrix --json DIR``).

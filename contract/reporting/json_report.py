@@ -58,6 +58,8 @@ def report_json(result: RunResult) -> dict[str, Any]:
         "examples_asked": result.examples_asked,
         "stopped_early": result.stopped_early,
         "elapsed": round(result.elapsed, 3),
+        "phases": {name: spent.as_dict() for name, spent in result.phases.items()},
+        "total_time": result.total_time.as_dict() if result.total_time else None,
         **(
             {"interrupted": True, "interrupted_reason": result.interrupted_reason}
             if result.interrupted

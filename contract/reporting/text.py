@@ -167,8 +167,11 @@ def _chunk_text(text: Any) -> str:
     return escape(text, SHOW_CHARS) if isinstance(text, str) else ascii(text)
 
 
-def render(result: RunResult, *, quiet: bool = False, style: Style = PLAIN) -> str:
-    """The whole report for ``result``; ``quiet``: the title, the violations and the verdict."""
+def render(
+    result: RunResult, *, quiet: bool = False, verbose: bool = False, style: Style = PLAIN
+) -> str:
+    """The whole report for ``result``; ``quiet``: the title, the violations and the verdict;
+    ``verbose``: also where the time went, phase by phase."""
     header = _header(result)
     rows = _rows(result, style, only_violated=quiet)
     out = [header.splitlines()[0] if quiet else header]
@@ -178,7 +181,20 @@ def render(result: RunResult, *, quiet: bool = False, style: Style = PLAIN) -> s
         out += ["", heading, render_violation(result, item)]
     out += _health(result, style)
     out += ["", *_coverage(result), _verdict(result, style)]
+    if verbose and not quiet:
+        out += ["", *phase_lines(result)]
     return "\n".join(out)
+
+
+def phase_lines(result: RunResult) -> list[str]:
+    """Wall and CPU seconds of each phase (CPU: the host and every process it started)."""
+    if result.total_time is None:
+        return []
+    rows = [*result.phases.items(), ("total", result.total_time)]
+    width = max(len(name) for name, _ in rows)
+    lines = ["time (wall / CPU of the host and its workers):"]
+    lines += [f"  {name:<{width}}  {spent.wall:7.2f} s  {spent.cpu:7.2f} s" for name, spent in rows]
+    return lines
 
 
 def _health(result: RunResult, style: Style) -> list[str]:
@@ -291,17 +307,23 @@ class TextReport:
     """
 
     def __init__(
-        self, stream: TextIO | None = None, *, quiet: bool = False, colour: bool | None = None
+        self,
+        stream: TextIO | None = None,
+        *,
+        quiet: bool = False,
+        verbose: bool = False,
+        colour: bool | None = None,
     ) -> None:
         self.stream = stream or sys.stdout
         self.quiet = quiet
+        self.verbose = verbose
         wanted = colour_wanted(self.stream) if colour is None else colour
         self.style = Style(enabled=wanted)
 
     def __call__(self, event: Event) -> None:
         result = finished(event)
         if result is not None:
-            text = render(result, quiet=self.quiet, style=self.style)
+            text = render(result, quiet=self.quiet, verbose=self.verbose, style=self.style)
             try:
                 print(text, file=self.stream, flush=True)
             except UnicodeEncodeError:  # a stream that cannot take every character (ASCII)
@@ -317,6 +339,8 @@ FORMAT = register(
     ReportFormat(
         name="text",
         help="the human report, on stdout (-q: the title, the violations and the verdict)",
-        open=lambda output: TextReport(output.stream, quiet=output.quiet),
+        open=lambda output: TextReport(
+            output.stream, quiet=output.quiet, verbose=output.verbose
+        ),
     )
 )

@@ -114,6 +114,7 @@ class _Proc:
         self.popen = popen
         self.pid = popen.pid
         self.cgroup = cgroup
+        reaper.register(self.pid, "exec: child")  # its CPU counts in a run's phases
         assert popen.stdin and popen.stdout and popen.stderr
         self.stdin, self.stdout, self.stderr = (
             popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno()
@@ -154,6 +155,7 @@ class _Proc:
         procs.kill_tree(self.pid)
         if self.cgroup is not None:
             self.cgroup.kill()
+        reaper.unregister(self.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=2.0)
         self.release()

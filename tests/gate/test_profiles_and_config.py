@@ -32,6 +32,7 @@ def verdicts(result: RunResult) -> dict[str, tuple[str, str]]:
 
 def test_profile_budgets() -> None:
     assert {name: p.max_examples for name, p in profiles.PROFILES.items()} == {
+        "quick": 25,
         "dev": 100,
         "ci": 200,
         "nightly": 5000,

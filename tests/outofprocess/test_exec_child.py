@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from contract.containment import procs
+from contract.containment import procs, reaper
 from contract.spec.invariants.unicode import codepoint_integrity
 from contract.spec.model import Case, Config, Document, chunks_from_records, normalise_chunks
 from contract.transport.exec_child import STDERR_BYTES, ExecChild, ExecTargetError, exec_command
@@ -361,3 +361,14 @@ def test_a_utf16_offset_inside_a_pair_is_reported(make: type[ExecChild]) -> None
     chunks = chunks_from_records(outcome.value[1])
     found = list(codepoint_integrity(Case(Document(document), Config(2), chunks)))
     assert found and "falls inside" in found[0].message
+
+
+def test_a_live_child_is_registered_so_its_cpu_counts_in_the_phases(make: type[ExecChild]) -> None:
+    """The phases' CPU reads the registered children (reaper.tree_cpu_seconds); the child is
+    registered while it lives and forgotten once killed and reaped."""
+    child = make("ok")
+    child.start()
+    pids = [pid for pid, what in reaper.registered().items() if what == "exec: child"]
+    assert len(pids) == 1 and alive(pids[0])
+    child.close()
+    assert pids[0] not in reaper.registered()

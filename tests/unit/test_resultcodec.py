@@ -15,7 +15,13 @@ from contract.containment import framing
 from contract.diagnosis.base import Diagnosis
 from contract.engine import parallel, resultcodec
 from contract.engine.health import Finding
-from contract.engine.results import Counterexample, InvariantResult, RunResult, RunSettings
+from contract.engine.results import (
+    Counterexample,
+    InvariantResult,
+    PhaseTime,
+    RunResult,
+    RunSettings,
+)
 from contract.generation.strategies.coverage import Coverage
 from contract.spec.model import Config
 
@@ -33,6 +39,7 @@ def _result() -> RunResult:
         "t.py:split", "text", 7, 4, results, 1.25, settings, examples_asked=5,
         stopped_early="budget", coverage=Coverage(3, 4, {"ending": (1, 2)}, ("a:b:c",)),
         health=[Finding("check", "warning", "what", "why", "fix")],
+        phases={"exploration": PhaseTime(1.5, 0.75)}, total_time=PhaseTime(2.0, 1.0),
     )
 
 
@@ -60,6 +67,12 @@ def test_a_result_survives_the_round_trip_exactly() -> None:
 def test_anything_but_a_run_result_is_refused(tree: Any) -> None:
     with pytest.raises(ValueError):
         resultcodec.decode_result(_through_json(tree))
+
+
+def test_a_phase_time_that_is_no_number_is_refused() -> None:
+    tree = ["c", "PhaseTime", {"wall": "1; rm -rf /", "cpu": 0.0}]
+    with pytest.raises(TypeError):
+        resultcodec.decode(_through_json(tree))
 
 
 def test_deep_nesting_is_refused_not_a_crash() -> None:

@@ -1,0 +1,227 @@
+"""What a default ``run`` costs against a plain Hypothesis test of the same chunker.
+
+    python bench/bench_speed.py [--repeats N] [--only NAME,...] [--slow] [--label TEXT]
+
+For each chunker, alternating and ``--repeats`` times (3 by default):
+
+- **plain**: a plain Hypothesis test in a fresh interpreter: ``st.text()`` and a config
+  (``max_size`` 1-200, ``overlap`` below it), the chunker called in process and its cap checked
+  (in its unit; one codepoint may be over it),
+  for as many examples as the contract run checked;
+- **contract**: ``python -m contract run TARGET --seed 1`` with the default budget and a JSON
+  report, whose ``phases`` say where the time went.
+
+CPU is user + system of the process and every process it started (``RUSAGE_CHILDREN``), wall
+the clock; the machine's load average is read before and after each pair. Medians go to
+bench/RESULTS-speed.md, under a heading named by ``--label``; the sections of earlier labels
+are kept, so a before and an after sit side by side. Targets (idle 2-core machine, fast
+chunker): contract CPU at most 5x the plain test's, at most 6 s wall.
+
+``--slow`` also runs ``bench/slow.py`` (50 ms a call), contract only: its wall time, and
+whether a budget cut the run (a run cut short says so in its report).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "RESULTS-speed.md"
+PYTHON_CHUNKERS = ("fixed", "recursive", "markdown", "header", "grapheme")
+JS = ROOT / "reference_chunkers" / "js" / "chunker.mjs"
+SLOW = HERE / "slow.py"
+
+#: The plain Hypothesis test, run in a fresh interpreter: argv[1] the target, argv[2] examples.
+PLAIN = '''
+import importlib.util, sys
+from hypothesis import HealthCheck, given, seed, settings, strategies as st
+path, _, name = sys.argv[1].rpartition(":")
+spec = importlib.util.spec_from_file_location("chunker", path)
+module = importlib.util.module_from_spec(spec)
+sys.path.insert(0, sys.argv[3])
+spec.loader.exec_module(module)
+split = getattr(module, name)
+unit = getattr(split, "unit", "chars")
+count = getattr(split, "count_tokens", None) or getattr(module, "count_tokens", None)
+if unit == "bytes":
+    size = lambda text: len(text.encode("utf-8", "surrogatepass"))
+elif unit == "tokens":
+    size = count
+else:
+    size = len
+
+@st.composite
+def configs(draw):
+    cap = draw(st.integers(1, 200))
+    return cap, draw(st.integers(0, cap - 1))
+
+@settings(max_examples=int(sys.argv[2]), database=None, deadline=None,
+          suppress_health_check=list(HealthCheck))
+@seed(1)
+@given(st.text(), configs())
+def test(text, config):
+    cap, overlap = config
+    for chunk in split(text, max_size=cap, overlap=overlap):
+        body = chunk if isinstance(chunk, str) else chunk["text"]
+        assert size(body) <= cap or len(body) == 1  # one codepoint may be over a small cap
+
+test()
+'''
+
+
+def _measured(command: list[str], *, cwd: Path) -> tuple[float, float, int]:
+    """(wall s, CPU s of the command and its whole tree, exit status)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, timeout=900)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode not in (0, 1):
+        sys.stderr.write(done.stderr.decode(errors="replace")[-2000:])
+    return wall, cpu, done.returncode
+
+
+def plain(target: str, examples: int, work: Path) -> tuple[float, float]:
+    wall, cpu, code = _measured(
+        [sys.executable, "-c", PLAIN, target, str(examples), str(ROOT)], cwd=work
+    )
+    if code != 0:  # a failing plain test shrinks: its time is no baseline
+        print(f"warning: the plain test of {target} failed (exit {code})", file=sys.stderr)
+    return wall, cpu
+
+
+def contract(target: str, work: Path) -> tuple[float, float, dict[str, Any]]:
+    report = work / "report.json"
+    command = [sys.executable, "-m", "contract", "run", target, "--seed", "1", "-q",
+               "--json", str(report), "--reproducers", str(work / "reproducers")]
+    wall, cpu, code = _measured(command, cwd=work)
+    data = json.loads(report.read_text()) if report.exists() else {}
+    data["exit"] = code
+    return wall, cpu, data
+
+
+def targets(only: set[str] | None, slow: bool) -> list[tuple[str, str, bool]]:
+    """(name, target, has a plain in-process test)."""
+    found = [(n, f"{ROOT / 'reference_chunkers' / n}.py:split", True) for n in PYTHON_CHUNKERS]
+    if shutil.which("node"):
+        found.append(("js (exec:)", f"exec:node {JS}", False))
+    if slow:
+        found.append(("slow (50 ms a call)", f"{SLOW}:split", False))
+    return [t for t in found if only is None or t[0].split()[0] in only]
+
+
+def measure(repeats: int, only: set[str] | None, slow: bool) -> list[dict[str, Any]]:
+    rows = []
+    for name, target, has_plain in targets(only, slow):
+        samples: list[dict[str, Any]] = []
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory(prefix="bench-speed-") as tmp:
+                load = os.getloadavg()[0]
+                c_wall, c_cpu, report = contract(target, Path(tmp))
+                examples = int(report.get("examples", 443))
+                p_wall, p_cpu = plain(target, examples, Path(tmp)) if has_plain else (0.0, 0.0)
+                samples.append({
+                    "c_wall": c_wall, "c_cpu": c_cpu, "p_wall": p_wall, "p_cpu": p_cpu,
+                    "examples": examples, "phases": report.get("phases", {}),
+                    "exit": report["exit"], "stopped": report.get("stopped_early"),
+                    "load": (load, os.getloadavg()[0]),
+                })
+            print(f"{name}: contract {c_wall:.2f} s wall {c_cpu:.2f} s CPU; plain "
+                  f"{p_wall:.2f} / {p_cpu:.2f}; load {samples[-1]['load']}", flush=True)
+        rows.append({"name": name, "samples": samples, "plain": has_plain})
+    return rows
+
+
+def _median(samples: list[dict[str, Any]], key: str) -> float:
+    return statistics.median(s[key] for s in samples)
+
+
+def _phase_medians(samples: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    names = list(dict.fromkeys(n for s in samples for n in s["phases"]))
+    return {
+        name: (
+            statistics.median(s["phases"].get(name, {}).get("wall", 0.0) for s in samples),
+            statistics.median(s["phases"].get(name, {}).get("cpu", 0.0) for s in samples),
+        )
+        for name in names
+    }
+
+
+def render(rows: list[dict[str, Any]], label: str, repeats: int) -> str:
+    loads = [x for row in rows for s in row["samples"] for x in s["load"]]
+    out = [
+        f"## {label}",
+        "",
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} · {platform.python_version()} · "
+        f"{os.cpu_count()} CPUs · medians of {repeats} alternating repeats · load average "
+        f"{min(loads):.2f}-{max(loads):.2f} while measuring (the machine is shared: CPU "
+        "figures move little with load, wall figures move with it)",
+        "",
+        "| chunker | examples | contract wall | contract CPU | plain wall | plain CPU "
+        "| CPU ratio | wall ratio | exit | stopped early |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        s = row["samples"]
+        c_wall, c_cpu = _median(s, "c_wall"), _median(s, "c_cpu")
+        p_wall, p_cpu = _median(s, "p_wall"), _median(s, "p_cpu")
+        ratio = f"{c_cpu / p_cpu:.1f}x" if row["plain"] and p_cpu else "-"
+        wall_ratio = f"{c_wall / p_wall:.1f}x" if row["plain"] and p_wall else "-"
+        plain_cells = f"{p_wall:.2f} s | {p_cpu:.2f} s" if row["plain"] else "- | -"
+        stopped = s[-1]["stopped"] or "no"
+        out.append(
+            f"| {row['name']} | {s[-1]['examples']} | {c_wall:.2f} s | {c_cpu:.2f} s | "
+            f"{plain_cells} | {ratio} | {wall_ratio} | {s[-1]['exit']} | {stopped} |"
+        )
+    out += ["", "Per phase (median wall / CPU, seconds, from the JSON report's `phases`):", ""]
+    for row in rows:
+        phases = _phase_medians(row["samples"])
+        cells = ", ".join(f"{n} {w:.2f}/{c:.2f}" for n, (w, c) in phases.items())
+        out.append(f"- {row['name']}: {cells or '(no phases reported)'}")
+    return "\n".join(out) + "\n"
+
+
+def write(section: str, label: str) -> None:
+    """Replace the section of ``label`` in RESULTS-speed.md (others are kept)."""
+    head = "# Speed: a default run against a plain Hypothesis test\n\n"
+    text = RESULTS.read_text() if RESULTS.exists() else head
+    parts = text.split("\n## ")
+    kept = [parts[0].rstrip("\n") + "\n"] + [
+        "## " + p.rstrip("\n") + "\n" for p in parts[1:] if not p.startswith(label + "\n")
+    ]
+    RESULTS.write_text("\n".join([*kept, section]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", default=None, help="chunker names, comma-separated")
+    parser.add_argument("--slow", action="store_true", help="also the 50 ms a call chunker")
+    parser.add_argument("--label", default="after", help="the section of RESULTS-speed.md")
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    only = set(args.only.split(",")) if args.only else None
+    rows = measure(args.repeats, only, args.slow)
+    section = render(rows, args.label, args.repeats)
+    print(section)
+    if not args.no_write:
+        write(section, args.label)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Time per phase: the clock, the process-tree CPU it reads, and the phases of a real run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from contract.containment import reaper
+from contract.containment.reaper import tree_cpu_seconds
+from contract.engine.events import PhaseClock
+from contract.engine.results import PhaseTime
+from contract.engine.runner import RunSettings, run
+from contract.reporting.json_report import report_json
+from contract.reporting.text import render
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXED = str(ROOT / "reference_chunkers" / "fixed.py") + ":split"
+
+#: The phases every default run of a clean text chunker goes through.
+CORE_PHASES = {
+    "start-up", "seed corpus", "covering schedule", "exploration", "fresh-interpreter rerun",
+    "health checks", "wrap-up",
+}
+
+
+class Ticks:
+    """A fake clock that moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_phase_is_charged_what_its_block_took_and_repeats_add_up() -> None:
+    wall, cpu = Ticks(), Ticks()
+    clock = PhaseClock(cpu=cpu, wall=wall)
+    with clock.phase("exploration"):
+        wall.now, cpu.now = 2.0, 1.0
+    wall.now, cpu.now = 3.0, 1.5  # between phases: in the total, in no phase
+    with clock.phase("exploration"):
+        wall.now, cpu.now = 4.0, 2.0
+    assert clock.phases == {"exploration": PhaseTime(3.0, 1.5)}
+    assert clock.total() == PhaseTime(4.0, 2.0)
+
+
+def test_a_phase_that_raises_is_still_charged() -> None:
+    wall, cpu = Ticks(), Ticks()
+    clock = PhaseClock(cpu=cpu, wall=wall)
+    with pytest.raises(KeyboardInterrupt), clock.phase("shrinking"):
+        wall.now = 5.0
+        raise KeyboardInterrupt
+    assert clock.phases["shrinking"].wall == 5.0
+
+
+def test_the_tree_clock_counts_a_live_child() -> None:
+    """A worker is alive while a phase runs: its CPU must count before it is reaped
+    (os.times() alone sees a child only once it is waited for)."""
+    burn = (
+        "import sys, time\n"
+        "start = time.process_time()\n"
+        "while time.process_time() - start < 0.3: pass\n"
+        "print('done', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    before = tree_cpu_seconds()
+    child = subprocess.Popen([sys.executable, "-c", burn], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    reaper.register(child.pid, "test child")  # as the worker and the fresh interpreter are
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline() == "done\n"  # it burned 0.3 s of CPU and lives on
+        during = tree_cpu_seconds()
+    finally:
+        reaper.unregister(child.pid)
+        child.communicate("", timeout=60)
+    assert during - before >= 0.3
+
+
+@pytest.fixture(scope="module")
+def result():  # type: ignore[no-untyped-def]
+    settings = RunSettings(max_examples=20, seed=1, reproducers=None, skip=("scales_linearly",))
+    return run(FIXED, settings)
+
+
+def test_a_run_reports_its_phases_and_they_add_up_to_its_total(result) -> None:  # type: ignore[no-untyped-def]
+    assert set(result.phases) >= CORE_PHASES
+    assert result.total_time is not None
+    summed = sum(result.phases.values(), PhaseTime())
+    # Everything a run does lies in some phase: only the few statements between them do not
+    # (generous: on a busy machine the process may wait for a core between two phases).
+    assert abs(result.total_time.wall - summed.wall) <= 0.25 + 0.05 * result.total_time.wall
+    # CPU is read in clock ticks per process (10 ms each): a few ticks either way.
+    assert abs(result.total_time.cpu - summed.cpu) <= 0.1 + 0.05 * result.total_time.cpu
+    assert result.phases["exploration"].cpu > 0
+
+
+def test_the_json_report_has_the_phases(result) -> None:  # type: ignore[no-untyped-def]
+    report = json.loads(json.dumps(report_json(result)))
+    assert set(report["phases"]) == set(result.phases)
+    assert set(report["phases"]["exploration"]) == {"wall", "cpu"}
+    assert set(report["total_time"]) == {"wall", "cpu"}
+
+
+def test_verbose_text_shows_each_phase_and_quiet_text_does_not(result) -> None:  # type: ignore[no-untyped-def]
+    verbose = render(result, verbose=True)
+    assert "time (wall / CPU" in verbose
+    for name in (*result.phases, "total"):
+        assert f"\n  {name} " in verbose
+    assert "time (wall" not in render(result)
+
+
+@pytest.fixture
+def reruns(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many fresh interpreters a run starts (and with how many samples each)."""
+    from contract.engine import crossrun
+
+    started: list[int] = []
+    original = crossrun.rerun
+
+    def counting(target, cases, **options):  # type: ignore[no-untyped-def]
+        started.append(len(cases))
+        return original(target, cases, **options)
+
+    monkeypatch.setattr(crossrun, "rerun", counting)
+    return started
+
+
+def test_the_fresh_interpreter_starts_once_a_run(reruns: list[int]) -> None:
+    settings = RunSettings(max_examples=20, seed=1, reproducers=None, skip=("scales_linearly",))
+    run(FIXED, settings)
+    assert len(reruns) == 1 and 0 < reruns[0] <= 8
+
+
+@pytest.mark.parametrize("selection", [
+    {"only": ("cap_respected",)}, {"skip": ("deterministic", "scales_linearly")},
+])
+def test_the_fresh_interpreter_is_skipped_when_deterministic_is_not_checked(
+    reruns: list[int], selection: dict[str, tuple[str, ...]]
+) -> None:
+    settings = RunSettings(max_examples=20, seed=1, reproducers=None, **selection)  # type: ignore[arg-type]
+    result = run(FIXED, settings)
+    assert reruns == []
+    assert "fresh-interpreter rerun" not in result.phases

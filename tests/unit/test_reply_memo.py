@@ -1,0 +1,85 @@
+"""A split reply byte-for-byte the same as the last one is not decoded and checked again.
+
+``deterministic`` calls the plugin twice on every input: the second reply is nearly always the
+same bytes, and checking 100 chunk records again was a fifth of the host's time a call. Any
+difference at all (a value, a type, a key order) is decoded and checked as a new reply.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contract.transport import messages
+from contract.transport.base import ForkTransport
+from contract.transport.loading import load
+from contract.transport.messages import Chunks, Split
+
+PLUGIN = '''
+calls = [0]
+
+def split(text, *, max_size, overlap):
+    calls[0] += 1
+    if text == "flip":  # the same values, their keys in another order every other call
+        if calls[0] % 2:
+            return [{"text": "f", "start": 0, "end": 1}]
+        return [{"start": 0, "text": "f", "end": 1}]
+    return [{"text": text[i:i + max_size], "start": i, "end": min(len(text), i + max_size)}
+            for i in range(0, len(text), max_size)]
+
+def count_tokens(text):
+    return len(text)
+'''
+
+
+@pytest.fixture
+def transport(tmp_path: Path):  # type: ignore[no-untyped-def]
+    path = tmp_path / "plugin.py"
+    path.write_text(PLUGIN)
+    with ForkTransport(load(f"{path}:split"), timeout=10, memory_mb=None) as fork:
+        yield fork
+
+
+@pytest.fixture
+def checks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many split replies were checked record by record."""
+    seen: list[int] = []
+    original = messages.checked_records
+
+    def counting(records):  # type: ignore[no-untyped-def]
+        seen.append(len(records))
+        return original(records)
+
+    monkeypatch.setattr(messages, "checked_records", counting)
+    return seen
+
+
+def _chunks(transport: ForkTransport, document: str) -> Chunks:
+    outcome = transport.call(Split(document, 3, 0))
+    assert outcome.ok and isinstance(outcome.value, Chunks)
+    return outcome.value
+
+
+def test_the_same_reply_again_is_not_checked_again(transport, checks) -> None:  # type: ignore[no-untyped-def]
+    first = _chunks(transport, "abcdefgh")
+    again = _chunks(transport, "abcdefgh")
+    assert again.chunks == first.chunks
+    assert again.chunks is not first.chunks  # a list of its own: the caller may keep it
+    assert checks == [3]
+
+
+def test_a_different_reply_is_checked(transport, checks) -> None:  # type: ignore[no-untyped-def]
+    _chunks(transport, "abcdefgh")
+    _chunks(transport, "abcdefghi")
+    _chunks(transport, "abcdefgh")
+    assert checks == [3, 3, 3]
+
+
+def test_a_reply_whose_bytes_differ_at_all_is_checked_again(transport, checks) -> None:  # type: ignore[no-untyped-def]
+    """Equal values in other bytes (here the keys' order) are a new reply: only identical
+    bytes are known to decode to the very same records."""
+    first = _chunks(transport, "flip")
+    second = _chunks(transport, "flip")
+    assert checks == [1, 1]
+    assert first.chunks == second.chunks
