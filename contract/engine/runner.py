@@ -380,7 +380,10 @@ def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> N
     probed = scaling.survey(session.transport, timeout=session.timeout, config=config,
                             check=session.verdict)
     explored.exercised.add("scales_linearly")
+    active = {r.id for r in session.rules}
     for rule, broken in probed.broken.items():
+        if rule not in active:
+            continue  # deselected (--only / --skip): not this run's verdict
         explored.exercised.add(rule)
         seen = Observation(broken.document, config, list(broken.violations))
         explored.first.setdefault(rule, seen)

@@ -28,10 +28,11 @@ at least ``MEASURABLE`` seconds (three at least: one pair cannot tell growth fro
 Linear is 1, quadratic 2; growth is reported above ``SLOPE`` (x8 the time for x4 the input),
 and only when the largest size took at least ``FLOOR`` CPU seconds. A suspect is confirmed
 before it is reported: its largest size is timed again, it grows one more doubling where its
-exponent is not clearly quadratic (``CLEAR``) and that stays affordable (``CONFIRM``), then
+exponent is not clearly quadratic (``CLEAR``) and that stays affordable (``CONFIRM``), and
+that doubling must be steep too (a step in the memory hierarchy is one steep doubling), then
 its two largest fitted sizes are timed again, keeping the least of every size's runs (noise
-only ever adds time; the largest is run ``REPEATS`` times), and it must still grow. A family found by a
-timeout is measured a second time and must fail again. Every confirmed family is
+only ever adds time; the largest is run ``REPEATS`` times), and it must still grow. A family
+found by a timeout is measured a second time and must fail again. Every confirmed family is
 reported, one violation each, with the sizes, their CPU times and the fitted exponent; no
 family starts once the plugin has spent ``BUDGET`` CPU seconds in the probe.
 
@@ -178,6 +179,16 @@ class Timing:
                         tuple(self._seconds(k) for k in fit))
 
     @property
+    def last_step(self) -> float:
+        """The exponent of the last doubling alone (0 without two fitted sizes): a step in the
+        memory hierarchy is one steep doubling, a quadratic loop keeps every doubling steep."""
+        fit = self.fitted
+        if len(fit) < 2:
+            return 0.0
+        a, b = fit[-2], fit[-1]
+        return exponent((self.sizes[a], self.sizes[b]), (self._seconds(a), self._seconds(b)))
+
+    @property
     def largest(self) -> float:
         """CPU seconds of the largest finished size (0 if none finished)."""
         return self._seconds(self.finished - 1) if self.finished else 0.0
@@ -191,13 +202,14 @@ class Timing:
     @property
     def settled(self) -> bool:
         """The trend is known linear: a linear exponent at a measurable time, or at most SLOPE
-        once the largest size took FLOOR."""
-        slope = self.exponent
+        once the largest size took FLOOR; the last doubling's alone too (a fixed cost flattens
+        the fit over the smaller sizes while the growth has begun)."""
+        slope, step = self.exponent, self.last_step
         if slope is None:
             return False
         if self.largest >= FLOOR:
-            return slope <= SLOPE
-        return LINEAR[0] <= slope <= LINEAR[1] and self.largest >= SETTLED
+            return slope <= SLOPE and step <= SLOPE
+        return LINEAR[0] <= slope <= LINEAR[1] and step <= LINEAR[1] and self.largest >= SETTLED
 
     @property
     def compared(self) -> tuple[int, int] | None:
@@ -476,7 +488,8 @@ def _confirmed(state: _Measuring, most: int, grown: list[bool]) -> bool | str | 
     """A suspect confirmed: its largest size re-timed, then, where its exponent is not clearly
     quadratic and one more doubling stays affordable, that doubling (None: grow it first, once),
     and at last the two largest fitted sizes timed again (the largest REPEATS times in all),
-    keeping the least (re-timing a smaller size could only make the growth steeper). True if it still grew, False if not, "failed" if the plugin failed."""
+    keeping the least (re-timing a smaller size could only make the growth steeper), the grown
+    doubling steep too. True if it still grew, False if not, "failed" if the plugin failed."""
     if not _retime(state, state.timing().fitted[-1:]):
         return "failed"
     timing = state.timing()
@@ -488,7 +501,8 @@ def _confirmed(state: _Measuring, most: int, grown: list[bool]) -> bool | str | 
         return None
     if not _retime(state, timing.fitted[-2:]):
         return "failed"
-    return state.timing().grew
+    timing = state.timing()
+    return timing.grew and (not grown or timing.last_step > SLOPE)
 
 
 def measure(worker: Transport, family: str, *, timeout: float, config: Config = CONFIG,
