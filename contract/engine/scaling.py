@@ -80,6 +80,9 @@ SLOPE = 1.5
 #: one is a fixed cost hiding the growth) and its largest size took SETTLED seconds.
 LINEAR = (0.75, 1.2)
 SETTLED = 0.02
+#: A flat trend (a fixed cost per call, no growth begun on the last doubling either) is
+#: settled once its largest size took FLAT seconds.
+FLAT = 0.1
 #: How many of the largest measurable sizes the fit uses.
 FIT = 4
 #: A suspect whose fitted exponent is under CLEAR grows one more doubling before it is
@@ -209,6 +212,8 @@ class Timing:
             return False
         if self.largest >= FLOOR:
             return slope <= SLOPE and step <= SLOPE
+        if max(slope, step) < LINEAR[0]:
+            return self.largest >= FLAT  # a fixed cost, no growth begun
         return LINEAR[0] <= slope <= LINEAR[1] and step <= LINEAR[1] and self.largest >= SETTLED
 
     @property

@@ -78,6 +78,15 @@ def test_a_linear_chunker_stops_growing_once_settled() -> None:
     assert max(size for size, _ in model.calls) <= 200_000  # not the 6.4M cap
 
 
+def test_a_chunker_with_a_fixed_cost_per_call_stops_where_it_reaches_100_ms() -> None:
+    """50 ms a call plus a fast linear part: settled once flat at 0.1 s, as the probe always
+    stopped there, not grown on to FLOOR."""
+    model = _Modelled(lambda n: 0.05 + n * 1.2e-7)
+    timing = _measured(model)
+    assert not timing.superlinear and timing.settled
+    assert max(size for size, _ in model.calls) <= 800_000
+
+
 def test_a_step_in_the_memory_hierarchy_is_not_reported() -> None:
     """Linear, x6 on one doubling (a cache left behind), linear again: the next doubling
     shows it, so it is not reported."""
