@@ -62,7 +62,7 @@ from typing import Any, Literal, Self
 from contract.containment import procs, reaper, sandbox
 from contract.containment.worker import Outcome
 from contract.generation.families import FAMILIES
-from contract.transport import wire
+from contract.transport import cputime, wire
 from contract.transport.targets import TargetError
 from contract.transport.wire import Handshake, HandshakeError, ProtocolError
 
@@ -289,12 +289,22 @@ class ExecChild:
             return Outcome("crash", message=f"the child failed to start again: {exc}")
         request = ("split", FAMILIES[family](size), max_size, overlap)
         limit = self.timeout if timeout is None else _positive("timeout", timeout)
-        before = self._cpu(proc)
+        clock = self._clock(proc)
+        before = clock()
         outcome = self._split(proc, request, limit)
         if not outcome.ok:
             return outcome
-        return Outcome("ok", value=("timed", self._cpu(proc) - before, outcome.value),
-                       elapsed=outcome.elapsed)
+        after = clock()
+        seconds = (cputime.spent(before, after) if isinstance(before, cputime.Reading)
+                   and isinstance(after, cputime.Reading) else float(after) - float(before))
+        return Outcome("ok", value=("timed", seconds, outcome.value), elapsed=outcome.elapsed)
+
+    def _clock(self, proc: _Proc) -> Any:
+        """The child tree's CPU clock: its cgroup's (µs), else a /proc reading of its tree."""
+        if proc.cgroup is not None and proc.cgroup.cpu_seconds() is not None:
+            cgroup = proc.cgroup
+            return lambda: cgroup.cpu_seconds() or 0.0
+        return lambda: cputime.read(proc.pid)
 
     def close(self) -> None:
         """Close the child's stdin (asking it to exit), wait a short grace, then kill the tree."""
