@@ -73,13 +73,13 @@ RATIO = 8.0
 #: scheduler decide the ratios (a linear C chunker shows x8 for x4 between 18 and 146 ms).
 FLOOR = 0.25
 #: CPU seconds a size must take to be fitted at all.
-MEASURABLE = 0.004
+MEASURABLE = 0.0025
 #: Fitted exponent above which time grows faster than the input (x8 for x4 the input).
 SLOPE = 1.5
 #: A trend is settled linear early when its fitted exponent is within these bounds (a flatter
 #: one is a fixed cost hiding the growth) and its largest size took SETTLED seconds.
 LINEAR = (0.75, 1.2)
-SETTLED = 0.02
+SETTLED = 0.01
 #: A flat trend (a fixed cost per call, no growth begun on the last doubling either) is
 #: settled once its largest size took FLAT seconds.
 FLAT = 0.1

@@ -269,7 +269,8 @@ def test_fast_chunkers_are_grown_to_millions() -> None:
     assert timing.superlinear and timing.sizes[-1] > 1_000_000
     linear = _Modelled(_linear(0.0001))
     assert not _measured(linear).superlinear
-    assert max(size for size, _ in linear.calls) == scaling.SIZES[-1] * 2**scaling.EXTRA
+    # Grown to millions, and stopped once its trend is settled (at most the 6.4M cap).
+    assert 1_000_000 < max(size for size, _ in linear.calls) <= scaling.SIZES[-1] * 2**scaling.EXTRA
 
 
 def test_a_failing_plugin_is_left_to_no_crash() -> None:
