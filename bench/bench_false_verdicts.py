@@ -1,6 +1,7 @@
 """False ``scales_linearly`` verdicts on correct chunkers while the machine is kept busy.
 
-    python bench/bench_false_verdicts.py [--seeds N] [--python-only] [--no-load] [--hogs N]
+    python bench/bench_false_verdicts.py [--seeds N] [--python-only] [--only TEXT] [--no-load]
+                                         [--hogs N]
 
 Every correct chunker the project has (the Python reference chunkers, the correct twins of
 tests/defects, the JS reference chunker when node is installed, the Rust one when rustc is)
@@ -8,7 +9,7 @@ gets the scaling probe of a run, once per seed (the probe does not depend on the
 seed is one more repetition), while ``--hogs`` CPU hogs (default: one per core) and one
 memory-bandwidth hog run. Each hog is a child process of this script, stopped
 and reaped at the end whatever happens. Every verdict must be linear: a reported family is a
-false verdict, printed with the load average at the time. The result is written to
+false verdict, printed with the load average at the time. Each run's table is appended to
 bench/RESULTS-false-verdicts.md.
 """
 
@@ -117,13 +118,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--python-only", action="store_true")
+    parser.add_argument("--only", default="", help="only the targets containing TEXT")
     parser.add_argument("--no-load", action="store_true")
     parser.add_argument("--hogs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     hogs = 0 if args.no_load else args.hogs
     with tempfile.TemporaryDirectory() as folder:
         others = [] if args.python_only else correct_twins() + out_of_process(Path(folder))
-        targets = PYTHON + others
+        targets = [t for t in PYTHON + others if args.only in t]
         rows, false = [], 0
         with busy(hogs):
             for seed in range(1, args.seeds + 1):
@@ -146,11 +148,14 @@ def _short(target: str) -> str:
 
 
 def _write(rows: list[tuple[int, str, float, float, list[str]]], hogs: int, false: int) -> None:
+    old = RESULTS.read_text() if RESULTS.exists() else "# False scales_linearly verdicts\n"
     lines = [
-        "# False scales_linearly verdicts under load",
+        old.rstrip("\n"),
         "",
-        f"`python bench/bench_false_verdicts.py` on {os.cpu_count()} cores, {hogs} CPU hog(s) "
-        f"and {1 if hogs else 0} memory hog: {len(rows)} probes, {false} false verdict(s).",
+        f"## `python bench/bench_false_verdicts.py {' '.join(sys.argv[1:])}`",
+        "",
+        f"{os.cpu_count()} cores, {hogs} CPU hog(s) and {1 if hogs else 0} memory hog: "
+        f"{len(rows)} probes, {false} false verdict(s).",
         "",
         "| seed | chunker | probe wall s | load (1 min) | verdict |",
         "|---:|---|---:|---:|---|",
