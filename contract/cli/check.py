@@ -239,7 +239,8 @@ def _replayed(
     """The violations of ``saved.invariant`` on its input now, and the others seen."""
     with _session(saved, timeout=timeout, memory_mb=memory_mb) as session:
         if saved.invariant == "scales_linearly":
-            found = scaling.probe(session.transport, timeout=session.timeout)
+            found = scaling.probe(session.transport, timeout=session.timeout,
+                                  check=session.verdict)
             return found, []
         seen = session.observe(saved.document, saved.config, timeout=session.timeout)
         limit = session.timeout
@@ -306,7 +307,7 @@ def _prune_one(
 
 def _replay_scaling(session: Session, saved: reproducers.Reproducer, limit: float) -> int:
     print("    timing doubling documents")
-    found = scaling.probe(session.transport, timeout=limit)
+    found = scaling.probe(session.transport, timeout=limit, check=session.verdict)
     for violation in found:
         print(f"    {violation.message}")
     print("STILL FAILS: scales_linearly" if found else "FIXED: scales_linearly holds")

@@ -401,11 +401,22 @@ def _play(
 
 
 def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> None:
-    """Time doubling pathological documents (see contract.engine.scaling)."""
+    """Time doubling documents of every family (see contract.engine.scaling); a probe call
+    that broke another rule is that rule's finding (shrunk like any other) unless exploring
+    found it already."""
     emit(Measuring("scales_linearly"))
     config = _in_range(session.plugin)(("", scaling.CONFIG))[1]
-    found = scaling.probe(session.transport, timeout=session.timeout, config=config)
+    probed = scaling.survey(session.transport, timeout=session.timeout, config=config,
+                            check=session.verdict)
     explored.exercised.add("scales_linearly")
+    active = {r.id for r in session.rules}
+    for rule, broken in probed.broken.items():
+        if rule not in active:
+            continue  # deselected (--only / --skip): not this run's verdict
+        explored.exercised.add(rule)
+        seen = Observation(broken.document, config, list(broken.violations))
+        explored.first.setdefault(rule, seen)
+    found = probed.violations
     if found:
         family = found[0].message.split(":")[0]
         document = scaling.FAMILIES[family](scaling.SIZES[0])

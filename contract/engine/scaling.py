@@ -1,58 +1,95 @@
 """``scales_linearly``: time the plugin on doubling documents of every shape the generators know.
 
-**Families.** ``FAMILIES`` maps a name to a builder ``size -> document``; the worker looks a
-family up by name and builds it itself, so megabytes never cross the pipe. Four families are
-pathological (one character repeated, newlines only, unbroken CJK, one long line); the others
-are realistic, what the generators make, grown deterministically (a unit repeated, numbered so
-no two blocks are alike unless the family is about identical blocks): paragraphs of prose,
-markdown sections with headings, lists, fenced code, tables, JSON blocks, repeated identical
-blocks, CRLF text, and a mixed markdown document. Every family applies to every text plugin.
+**Families.** ``FAMILIES`` maps a name to a builder ``size -> document``; the worker builds a
+family's document itself, so megabytes never cross the pipe on the way in (an ``exec:`` child
+is sent the document the host built). Four families are pathological (one character repeated,
+newlines only, unbroken CJK, one long line); the others are realistic, what the generators
+make, grown deterministically: paragraphs of prose, markdown sections with headings, lists,
+fenced code, tables, JSON blocks, repeated identical blocks, CRLF text, and a mixed markdown
+document. Every family applies to every text plugin.
 
-**Sizes.** A family starts small (``SIZES[0]``, 3,125 characters) and doubles to 100,000, then
-on while the largest size takes under ``FLOOR`` seconds: up to 6.4M characters for the
-pathological families (a quadratic loop in C shows only past a million), 1.6M for the realistic
-ones (text with breaks shows a C loop over a prefix sooner). It stops growing as soon as it is
-shown superlinear.
+**Measured from outside.** A call's CPU time is read by the host from ``/proc`` (the worker's
+process group, threads and reaped children included; an ``exec:`` child's tree or cgroup),
+never by the plugin's process, so a plugin that rewrites its clock cannot fake it. The chunks
+come back and are checked against the host's own copy of the document like any other call's
+(the rules that would call the plugin again left out): a plugin that builds another document
+breaks a rule, and a call that raises, crashes or breaks a rule on a probe document is a
+finding of that rule (:class:`Broken`), shrunk to the smallest size of its family that still
+fails, never a lost timing.
 
-**Verdict.** Times are the worker's own CPU time, so load on the machine does not count. The
-largest finished size is compared with the size four times smaller (one doubling cannot tell:
-quadratic is x4 there, what linear with its slack may take): reported when it takes more than
-``RATIO`` times as long (linear takes about 4x, quadratic about 16x) and more than ``FLOOR``
-seconds, so timer noise on millisecond calls never counts. The two compared sizes are timed up
-to ``REPEATS`` times, keeping the least (noise only ever adds time); only the repeats that could
-change the verdict are made. A suspected family is measured a second time and must fail again.
-Every confirmed family is reported, one violation each; no family starts once the plugin has
-spent ``BUDGET`` CPU seconds in the probe.
+**Sizes.** A family starts small (``SIZES[0]``, 3,125 characters) and doubles until its trend
+is settled: linear (:attr:`Timing.settled`) or confirmed superlinear, at most to 6.4M
+characters for the pathological families (a quadratic loop in C shows only past a million)
+and 1.6M for the realistic ones. A family whose largest size is still under ``FLOOR`` there
+is linear: times that small are decided by caches and the scheduler, not by the chunker.
+
+**Verdict.** The trend is the exponent of a log-log fit over the last ``FIT`` sizes that took
+at least ``MEASURABLE`` seconds (three at least: one pair cannot tell growth from noise).
+Linear is 1, quadratic 2; growth is reported above ``SLOPE`` (x8 the time for x4 the input),
+and only when the largest size took at least ``FLOOR`` CPU seconds. A suspect is confirmed
+before it is reported: its largest size is timed again, it grows one more doubling where its
+exponent is not clearly quadratic (``CLEAR``) and that stays affordable (``CONFIRM``), and
+that doubling must be steep too (a step in the memory hierarchy is one steep doubling), then
+its two largest fitted sizes are timed again, keeping the least of every size's runs (noise
+only ever adds time; the largest is run ``REPEATS`` times), and it must still grow. A family
+found by a timeout is measured a second time and must fail again. Every confirmed family is
+reported, one violation each, with the sizes, their CPU times and the fitted exponent; no
+family starts once the plugin has spent ``BUDGET`` CPU seconds in the probe.
 
 **Timeouts.** The call's timeout is wall-clock, so a timeout depends on load. A size that does
 not finish is waited for once more, up to ``LOAD`` times the most a linear chunker may take
-there (RATIO's slack included; at most ``EXTEND`` times the timeout), and counts as superlinear
-only if it does not finish then either; if it does, its CPU time decides like any other. So a
-correct but slow chunker is judged on CPU times, and a plugin too slow even at the smallest
-size is left to ``terminates``. Plugin failures are left to ``no_crash``.
+there (``RATIO``'s slack included; at most ``EXTEND`` times the timeout), and counts as
+superlinear only if it does not finish then either; if it does, its CPU time decides like any
+other. A plugin that does not finish even the first size within ``EXTEND`` times the timeout
+breaks ``terminates`` there.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from contract.containment.worker import Outcome
 from contract.generation.families import FAMILIES, PATHOLOGICAL
 from contract.spec.model import Config, Violation
-from contract.transport.messages import CpuFamily
+from contract.transport.messages import Timed, TimedFamily
 
 if TYPE_CHECKING:
     from contract.transport.base import Transport
 
 __all__ = [
-    "BUDGET", "CONFIG", "FAMILIES", "PATHOLOGICAL", "SIZES", "Timing", "measure", "probe",
+    "BUDGET", "CONFIG", "FAMILIES", "PATHOLOGICAL", "SIZES", "Broken", "Checker", "Probed",
+    "Timing", "exponent", "measure", "probe", "survey",
 ]
 
 
 SIZES = (3_125, 6_250, 12_500, 25_000, 50_000, 100_000)
 REPEATS = 3
+#: The linear allowance of a size that did not finish: RATIO times the input's growth / 4.
 RATIO = 8.0
-FLOOR = 0.1
+#: CPU seconds the largest size must take before growth is judged: below, caches and the
+#: scheduler decide the ratios (a linear C chunker shows x8 for x4 between 18 and 146 ms).
+FLOOR = 0.25
+#: CPU seconds a size must take to be fitted at all.
+MEASURABLE = 0.0025
+#: Fitted exponent above which time grows faster than the input (x8 for x4 the input).
+SLOPE = 1.5
+#: A trend is settled linear early when its fitted exponent is within these bounds (a flatter
+#: one is a fixed cost hiding the growth) and its largest size took SETTLED seconds.
+LINEAR = (0.75, 1.2)
+SETTLED = 0.01
+#: A flat trend (a fixed cost per call, no growth begun on the last doubling either) is
+#: settled once its largest size took FLAT seconds.
+FLAT = 0.1
+#: How many of the largest measurable sizes the fit uses.
+FIT = 4
+#: A suspect whose fitted exponent is under CLEAR grows one more doubling before it is
+#: reported, if its largest size took under CONFIRM seconds: a step in the memory hierarchy
+#: passes, a quadratic loop goes on growing.
+CLEAR = 1.8
+CONFIRM = 1.0
 #: A size that did not finish counts as superlinear only after waiting LOAD times the most a
 #: linear chunker may take (RATIO's slack included): a busy machine's wall clock may run that
 #: much slower than the worker's CPU time without a correct chunker being reported.
@@ -61,16 +98,47 @@ LOAD = 8.0
 #: the timeout itself was too short to tell growth from load.
 EXTEND = 4.0
 CONFIG = Config(max_size=200, overlap=20)
-#: Further doublings tried while the largest size still takes under FLOOR seconds (up to
-#: 6.4M characters): a quadratic loop in C (``str.rfind`` back to the document's start) takes
-#: milliseconds at 100k characters and only shows its growth past a million.
+#: Further doublings past SIZES a pathological family may take (up to 6.4M characters): a
+#: quadratic loop in C (``str.rfind`` back to the document's start) takes milliseconds at 100k
+#: characters and only shows its growth past a million.
 EXTRA = 6
 #: The same for the realistic families, up to 1.6M characters: a C loop over a prefix per
-#: chunk (``find`` or ``count`` from the start) shows by then on text that has breaks, and the
-#: probe stays at a few seconds with this many families.
+#: chunk (``find`` or ``count`` from the start) shows by then on text that has breaks.
 EXTRA_REALISTIC = 4
-#: CPU seconds of the plugin after which no further family is started.
-BUDGET = 30.0
+#: CPU seconds of the plugin after which no further family is started (a timeout counts as
+#: its wait): room for every family of a quadratic chunker to be confirmed at FLOOR.
+BUDGET = 60.0
+#: Sizes up to this many characters are checked on every call; larger ones only where the
+#: verdict rests on them (checking every size would cost the host more than the plugin).
+CHECKED = 12_500
+#: Sizes tried while shrinking a broken family's document to its smallest failing size.
+BISECTIONS = 12
+
+#: Checks one call's outcome (its value a split's reply) on the host's copy of a document.
+Checker = Callable[[str, Config, Outcome], list[Violation]]
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A probe call that broke a rule: the family's document at the smallest size found to
+    fail, and the violations found there."""
+
+    family: str
+    size: int
+    violations: tuple[Violation, ...]
+
+    @property
+    def document(self) -> str:
+        return FAMILIES[self.family](self.size)
+
+
+def exponent(sizes: tuple[int, ...], seconds: tuple[float, ...]) -> float:
+    """The least-squares slope of log(seconds) over log(size): 1 linear, 2 quadratic."""
+    xs = [math.log(n) for n in sizes]
+    ys = [math.log(max(t, 1e-9)) for t in seconds]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    spread = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / spread
 
 
 @dataclass(frozen=True)
@@ -82,8 +150,10 @@ class Timing:
     seconds: tuple[float | None, ...]  # CPU seconds; None: no answer within the timeout
     timeout: float
     spent: float = 0.0  # CPU seconds of every call made (a timeout counts as its wait)
-    failed: bool = False  # the plugin failed on this family (left to no_crash)
+    failed: bool = False  # the plugin failed on this family (see broken)
     waited: float | None = None  # wall seconds the last size was given (default: timeout)
+    broken: Broken | None = None  # the rule a call broke, if one did
+    repeats: tuple[int, ...] = ()  # calls made at each size (default: one each)
 
     @property
     def finished(self) -> int:
@@ -91,8 +161,64 @@ class Timing:
         return sum(t is not None for t in self.seconds)
 
     @property
+    def fitted(self) -> tuple[int, ...]:
+        """Indices of the sizes the trend is fitted on: the largest finished sizes (up to FIT,
+        consecutive) that took at least MEASURABLE seconds."""
+        found: list[int] = []
+        for k in range(self.finished - 1, -1, -1):
+            taken = self.seconds[k]
+            if taken is None or taken < MEASURABLE or len(found) == FIT:
+                break
+            found.append(k)
+        return tuple(reversed(found))
+
+    @property
+    def exponent(self) -> float | None:
+        """The fitted exponent over :attr:`fitted`, or None with fewer than three sizes."""
+        fit = self.fitted
+        if len(fit) < 3:
+            return None
+        return exponent(tuple(self.sizes[k] for k in fit),
+                        tuple(self._seconds(k) for k in fit))
+
+    @property
+    def last_step(self) -> float:
+        """The exponent of the last doubling alone (0 without two fitted sizes): a step in the
+        memory hierarchy is one steep doubling, a quadratic loop keeps every doubling steep."""
+        fit = self.fitted
+        if len(fit) < 2:
+            return 0.0
+        a, b = fit[-2], fit[-1]
+        return exponent((self.sizes[a], self.sizes[b]), (self._seconds(a), self._seconds(b)))
+
+    @property
+    def largest(self) -> float:
+        """CPU seconds of the largest finished size (0 if none finished)."""
+        return self._seconds(self.finished - 1) if self.finished else 0.0
+
+    @property
+    def grew(self) -> bool:
+        """The fitted exponent is over SLOPE and the largest size took at least FLOOR."""
+        slope = self.exponent
+        return slope is not None and slope > SLOPE and self.largest >= FLOOR
+
+    @property
+    def settled(self) -> bool:
+        """The trend is known linear: a linear exponent at a measurable time, or at most SLOPE
+        once the largest size took FLOOR; the last doubling's alone too (a fixed cost flattens
+        the fit over the smaller sizes while the growth has begun)."""
+        slope, step = self.exponent, self.last_step
+        if slope is None:
+            return False
+        if self.largest >= FLOOR:
+            return slope <= SLOPE and step <= SLOPE
+        if max(slope, step) < LINEAR[0]:
+            return self.largest >= FLAT  # a fixed cost, no growth begun
+        return LINEAR[0] <= slope <= LINEAR[1] and step <= LINEAR[1] and self.largest >= SETTLED
+
+    @property
     def compared(self) -> tuple[int, int] | None:
-        """Indices of the sizes the verdict compares: the largest finished size and the one
+        """Indices of the sizes a timeout is judged from: the largest finished size and the one
         four times smaller (or the first); None if no size finished."""
         if self.finished == 0:
             return None
@@ -104,20 +230,7 @@ class Timing:
         the smaller compared size."""
         assert self.compared is not None
         ref = self.compared[0]
-        first = self.seconds[ref]
-        assert first is not None
-        return first * RATIO * (self.sizes[at] / self.sizes[ref]) / 4
-
-    @property
-    def grew(self) -> bool:
-        """The largest finished size took over FLOOR seconds and over its linear allowance
-        (compared with a size four times smaller: one doubling cannot tell x4 from quadratic)."""
-        pair = self.compared
-        if pair is None or pair[1] - pair[0] < 2:
-            return False
-        last = self.seconds[pair[1]]
-        assert last is not None
-        return last > FLOOR and last > self.allowed(pair[1])
+        return self._seconds(ref) * RATIO * (self.sizes[at] / self.sizes[ref]) / 4
 
     @property
     def late(self) -> int | None:
@@ -151,6 +264,11 @@ class Timing:
         )
         return f"{self.family}: {self._finding()}; measured (CPU time): {shown}"
 
+    def _seconds(self, k: int) -> float:
+        taken = self.seconds[k]
+        assert taken is not None
+        return taken
+
     def _waited(self) -> str:
         """The wait a size did not finish within: the timeout, or the timeout extended."""
         if self.wait == self.timeout:
@@ -158,23 +276,36 @@ class Timing:
         return f"{self.wait:.3g} s (the {self.timeout:g} s timeout extended)"
 
     def _finding(self) -> str:
-        """The headline: the timeout, or the growth between the compared sizes."""
+        """The headline: the timeout, or the growth over the fitted sizes."""
         assert self.compared is not None
-        ref, last = self.compared
-        base = f"{self.sizes[ref]:,} chars took {self.seconds[ref]:.3f} s"
         late = self.late
         if late is not None and self.timed_out:
+            ref = self.compared[0]
             return (
                 f"{self.sizes[late]:,} chars did not finish within {self._waited()}, while "
-                f"{base} and a linear chunker of this kind would take at most "
-                f"{self.allowed(late):.3g} s"
+                f"{self.sizes[ref]:,} chars took {self._seconds(ref):.3f} s and a linear "
+                f"chunker of this kind would take at most {self.allowed(late):.3g} s"
             )
-        growth = self.sizes[last] // self.sizes[ref]
+        return self._growth()
+
+    def _growth(self) -> str:
+        fit = self.fitted or self.compared or (0,)
+        first, last = fit[0], fit[-1]
+        growth = self.sizes[last] // self.sizes[first]
+        ratio = self._seconds(last) / max(self._seconds(first), 1e-9)
+        slope = self.exponent
+        fitted = "" if slope is None else (
+            f"; fitted exponent {slope:.2f} over {len(fit)} sizes (1 is linear, over {SLOPE:g} "
+            f"is reported), each size the least of {self._runs(fit)} runs")
         return (
-            f"{self.sizes[last]:,} chars took {self.seconds[last]:.3f} s, "
-            f"while {base}: x{growth} the input, linear allows about x{growth * RATIO / 4:g} "
-            f"the time"
+            f"{self.sizes[last]:,} chars took {self._seconds(last):.3f} s, while "
+            f"{self.sizes[first]:,} chars took {self._seconds(first):.3f} s: x{growth} the "
+            f"input, x{ratio:.3g} the time{fitted}"
         )
+
+    def _runs(self, fit: tuple[int, ...]) -> str:
+        counts = sorted({self.repeats[k] if k < len(self.repeats) else 1 for k in fit})
+        return "/".join(str(c) for c in counts)
 
 
 @dataclass
@@ -187,36 +318,106 @@ class _Measuring:
     planned: list[int]
     timeout: float
     config: Config
+    check: Checker | None = None
     seconds: list[float | None] = field(default_factory=list)
-    retimed: set[int] = field(default_factory=set)
+    repeats: list[int] = field(default_factory=list)
+    checked: set[int] = field(default_factory=set)
+    replies: dict[int, Outcome] = field(default_factory=dict)  # first replies, not yet checked
     spent: float = 0.0
     waited: float | None = None
+    broken: Broken | None = None
+    patient: bool = True  # wait EXTEND times the timeout on a first size that does not finish
 
     def timing(self, *, failed: bool = False) -> Timing:
         """The measurement so far."""
         return Timing(
             self.family, tuple(self.planned[: len(self.seconds)]), tuple(self.seconds),
-            self.timeout, self.spent, failed, self.waited,
+            self.timeout, self.spent, failed or self.broken is not None, self.waited,
+            self.broken, tuple(self.repeats),
         )
+
+    def call(self, size: int, wait: float) -> Outcome:
+        """One timed split of the family's document at ``size``, given ``wait`` wall seconds."""
+        request = TimedFamily(self.family, size, self.config.max_size, self.config.overlap)
+        return self.worker.call(request, timeout=wait)
 
     def time(self, size: int, repeats: int, limit: float | None = None) -> float | str | None:
         """The least CPU time of ``repeats`` calls at ``size`` characters (built in the
         worker), each given ``limit`` wall seconds (default: the timeout); None on a timeout;
-        "failed" if the plugin failed."""
+        "failed" if the plugin failed or broke a rule (see ``broken``)."""
         wait = self.timeout if limit is None else limit
         best: float | None = None
         for _ in range(repeats):
-            request = CpuFamily(self.family, size, self.config.max_size, self.config.overlap)
-            outcome = self.worker.call(request, timeout=wait)
+            outcome = self.call(size, wait)
             if outcome.kind == "timeout":
                 self.spent += wait
                 return None
-            taken = getattr(outcome.value, "value", None)  # a Seconds reply
-            if outcome.kind != "ok" or not isinstance(taken, int | float) or _is_bool(taken):
+            taken = self._judge(size, outcome)
+            if taken is None:
                 return "failed"
             self.spent += taken
             best = taken if best is None else min(best, taken)
         return best
+
+    def _judge(self, size: int, outcome: Outcome) -> float | None:
+        """The CPU seconds of a call that finished, checked; None if it failed or broke a rule
+        (``broken`` then says which, where the plugin is to blame)."""
+        timed = outcome.value if outcome.ok else None
+        if isinstance(timed, Timed):
+            outcome = Outcome("ok", timed.reply, elapsed=outcome.elapsed)
+        if _unmeasurable(outcome) or (outcome.kind == "memory" and self.seconds):
+            return None  # no CPU time here, or memory at a size past a finished one
+        if not outcome.ok or size <= CHECKED:
+            if not self.verify(size, outcome):
+                return None
+        elif size not in self.replies:
+            self.replies[size] = outcome  # checked if it is fitted (verify_fitted)
+        return timed.seconds if isinstance(timed, Timed) else None
+
+    def verify(self, size: int, outcome: Outcome) -> bool:
+        """Check one call's outcome on the host's copy of the document (once per size); False
+        if it broke a rule, then ``broken`` says which, at the smallest size found."""
+        if self.check is None or (size in self.checked and outcome.ok):
+            return outcome.ok
+        self.checked.add(size)
+        found = self.check(FAMILIES[self.family](size), self.config, outcome)
+        if found:
+            self.broken = self._shrunk(size, found)
+        return not found
+
+    def verify_fitted(self) -> bool:
+        """Check the chunks of every size the verdict rests on (the fitted ones, else the
+        largest finished); False if one broke a rule."""
+        timing = self.timing()
+        last = (timing.finished - 1,) if timing.finished else ()
+        for k in timing.fitted or last:
+            size = self.planned[k]
+            if size in self.replies and not self.verify(size, self.replies.pop(size)):
+                return False
+        return True
+
+    def _shrunk(self, size: int, found: list[Violation]) -> Broken:
+        """The smallest size of this family found to break the same rule (bisected)."""
+        assert self.check is not None
+        rule = found[0].invariant
+        good = max([n for n in self.planned[: len(self.seconds)] if n < size], default=0)
+        for _ in range(BISECTIONS):
+            if size - good <= 1:
+                break
+            middle = (good + size) // 2
+            again = self.check(FAMILIES[self.family](middle), self.config,
+                               self._untimed(self.call(middle, self.timeout)))
+            if any(v.invariant == rule for v in again):
+                size, found = middle, again
+            else:
+                good = middle
+        return Broken(self.family, size, tuple(v for v in found if v.invariant == rule))
+
+    @staticmethod
+    def _untimed(outcome: Outcome) -> Outcome:
+        if outcome.ok and isinstance(outcome.value, Timed):
+            return Outcome("ok", outcome.value.reply, elapsed=outcome.elapsed)
+        return outcome
 
     def next_size(self) -> float | str | None:
         """Time the next planned size once; on a timeout, once more with a longer wait."""
@@ -224,6 +425,7 @@ class _Measuring:
         self.waited = None
         taken = self.time(size, 1)
         self.seconds.append(None if isinstance(taken, str) else taken)
+        self.repeats.append(1)
         if taken is None:
             taken = self._wait_longer(size)
             self.seconds[-1] = None if isinstance(taken, str) else taken
@@ -231,105 +433,169 @@ class _Measuring:
 
     def _wait_longer(self, size: int) -> float | str | None:
         """Re-time a size that timed out, given LOAD times the most a linear chunker may take
-        (at most EXTEND times the timeout), if the timeout was too short to tell."""
+        (at most EXTEND times the timeout), if the timeout was too short to tell; the first
+        size, EXTEND times the timeout, and a ``terminates`` finding if it never finishes."""
         timing = self.timing()
         if timing.finished == 0:
-            return None  # too slow at the first size: left to terminates
+            return self._hangs(size)
         need = timing.allowed(len(self.seconds) - 1) * LOAD
         if need <= self.timeout:
             return None  # the timeout already tells
         self.waited = min(need, self.timeout * EXTEND)
         return self.time(size, 1, limit=self.waited)
 
+    def _hangs(self, size: int) -> float | str | None:
+        """The first size did not finish: once more with EXTEND times the timeout; no answer
+        then either breaks ``terminates`` on this document."""
+        if not self.patient or self.check is None:
+            return None
+        self.waited = self.timeout * EXTEND
+        taken = self.time(size, 1, limit=self.waited)
+        if taken is not None:
+            return taken
+        self.broken = Broken(self.family, size, (Violation(
+            "terminates",
+            f"no answer within {self.waited:g} s ({EXTEND:g} times the {self.timeout:g} s "
+            f"timeout) on the {self.family!r} scaling family's {size:,}-character document: "
+            f"the call was killed"),))
+        return "failed"
 
-def _is_bool(value: object) -> bool:
-    return isinstance(value, bool)
+
+def _unmeasurable(outcome: Outcome) -> bool:
+    """The transport cannot time calls (an http(s) service): not the plugin's failure."""
+    return outcome.kind == "error" and outcome.error_type.lower() == "unsupported"
 
 
-def _settle(state: _Measuring) -> bool:
-    """Re-time the compared sizes where that could change the verdict, keeping the least;
-    False if the plugin failed.
-
-    The verdict only grows with the larger size's time and shrinks with the smaller's, so a
-    superlinear verdict is re-checked on the larger size, a linear one on the smaller: the
-    same verdict as re-timing both, for fewer calls. A re-timing that times out keeps the
-    first time.
-    """
-    for _ in range(2):
-        timing = state.timing()
-        pair = timing.compared
-        if pair is None:
-            return True
-        if timing.superlinear and not timing.grew:
-            return True  # a timeout: a smaller time at the smaller size only confirms it
-        k = pair[1] if timing.superlinear else pair[0]
-        if k in state.retimed:
-            return True
-        state.retimed.add(k)
-        again = state.time(state.planned[k], REPEATS - 1)
+def _retime(state: _Measuring, indices: tuple[int, ...]) -> bool:
+    """Time the sizes at ``indices`` once more, keeping the least; False if the plugin failed.
+    Only a suspect is re-timed: noise only ever adds time, so re-timing cannot make a linear
+    verdict superlinear."""
+    for k in indices:
+        again = state.time(state.planned[k], 1)
         if isinstance(again, str):
             return False
+        state.repeats[k] += 1
         first = state.seconds[k]
         state.seconds[k] = first if again is None or first is None else min(first, again)
     return True
 
 
-def _grow(state: _Measuring, most: int) -> None:
-    """Plan one more doubling if the largest size so far was fast and fewer than ``most``
-    sizes are planned."""
-    taken = state.seconds[-1]
-    at_end = len(state.seconds) == len(state.planned)
-    if at_end and taken is not None and taken < FLOOR and len(state.planned) < most:
+def _plan_next(state: _Measuring, most: int) -> bool:
+    """Plan one more doubling if fewer than ``most`` sizes are planned."""
+    if len(state.planned) >= most:
+        return False
+    if len(state.seconds) == len(state.planned):
         state.planned.append(state.planned[-1] * 2)
+    return True
+
+
+def _confirmed(state: _Measuring, most: int, grown: list[bool]) -> bool | str | None:
+    """A suspect confirmed: its largest size re-timed, then, where its exponent is not clearly
+    quadratic and one more doubling stays affordable, that doubling (None: grow it first, once),
+    and at last the two largest fitted sizes timed again (the largest REPEATS times in all),
+    keeping the least (re-timing a smaller size could only make the growth steeper), the grown
+    doubling steep too. True if it still grew, False if not, "failed" if the plugin failed."""
+    if not _retime(state, state.timing().fitted[-1:]):
+        return "failed"
+    timing = state.timing()
+    if not timing.grew:
+        return False
+    slope = timing.exponent or 0.0
+    if not grown and slope < CLEAR and timing.largest < CONFIRM and _plan_next(state, most):
+        grown.append(True)
+        return None
+    if not _retime(state, timing.fitted[-2:]):
+        return "failed"
+    timing = state.timing()
+    return timing.grew and (not grown or timing.last_step > SLOPE)
 
 
 def measure(worker: Transport, family: str, *, timeout: float, config: Config = CONFIG,
-            sizes: tuple[int, ...] = SIZES) -> Timing:
-    """Time one family, growing through ``sizes`` (and doubling on while under FLOOR, up to
-    EXTRA more sizes, EXTRA_REALISTIC for a realistic family) until a size times out or the
-    family is shown superlinear (``failed`` if the plugin failed on it). Each size is timed
-    once, the compared ones again (``_settle``).
+            sizes: tuple[int, ...] = SIZES, check: Checker | None = None,
+            patient: bool = True) -> Timing:
+    """Time one family, from ``sizes[0]`` doubling on (up to EXTRA sizes past ``sizes``,
+    EXTRA_REALISTIC for a realistic family) until its trend is settled, a size times out or
+    the family is confirmed superlinear. ``check`` checks each size's chunks once (a call that
+    fails or breaks a rule ends the family: ``broken``). ``patient``: wait longer on a first
+    size that does not finish (then ``terminates`` if it never does).
     """
     most = len(sizes) + (EXTRA if family in PATHOLOGICAL else EXTRA_REALISTIC)
-    state = _Measuring(worker, family, list(sizes), timeout, config)
+    state = _Measuring(worker, family, [sizes[0]], timeout, config, check, patient=patient)
+    grown: list[bool] = []
     while len(state.seconds) < len(state.planned):
         taken = state.next_size()
-        if isinstance(taken, str):  # "failed"
+        if isinstance(taken, str):
             return state.timing(failed=True)
         if taken is None:
             break
-        if state.timing().superlinear:
-            if not _settle(state):
-                return state.timing(failed=True)
-            if state.timing().superlinear:
-                return state.timing()
-        _grow(state, most)
-    return state.timing(failed=not _settle(state))
+        if state.timing().grew:
+            verdict = _confirmed(state, most, grown)
+            if verdict is None:
+                continue
+            if verdict:
+                return _verified(state, failed=verdict == "failed")
+        if state.timing().settled or not _plan_next(state, most):
+            break
+    return _verified(state)
 
 
-def probe(
+def _verified(state: _Measuring, *, failed: bool = False) -> Timing:
+    """The measurement, once the chunks its verdict rests on are checked."""
+    if not failed and not state.verify_fitted():
+        failed = True
+    return state.timing(failed=failed)
+
+
+@dataclass
+class Probed:
+    """What the probe found: ``scales_linearly`` violations, and calls that broke other rules
+    (one per rule, the first family's)."""
+
+    violations: list[Violation] = field(default_factory=list)
+    broken: dict[str, Broken] = field(default_factory=dict)
+
+
+def survey(
     worker: Transport, *, timeout: float, config: Config = CONFIG, budget: float = BUDGET,
-    families: tuple[str, ...] | None = None,
-) -> list[Violation]:
-    """One violation for every family whose time grows superlinearly (measured twice).
+    families: tuple[str, ...] | None = None, check: Checker | None = None,
+) -> Probed:
+    """Every family measured (see :func:`measure`): one violation for each family whose time
+    grows superlinearly (confirmed), and the rules its calls broke.
 
     Families (all of ``FAMILIES`` by default) are tried in turn; none starts once the plugin
     has spent ``budget`` CPU seconds in the probe (CPU time, so the families measured do not
     depend on the machine's load).
     """
-    spent, found = 0.0, []
+    spent, found = 0.0, Probed()
     for family in FAMILIES if families is None else families:
         if spent > budget:
             break
-        first = measure(worker, family, timeout=timeout, config=config)
+        patient = "terminates" not in found.broken
+        first = measure(worker, family, timeout=timeout, config=config, check=check,
+                        patient=patient)
         spent += first.spent
+        if first.broken is not None:
+            found.broken.setdefault(first.broken.violations[0].invariant, first.broken)
         if not first.superlinear:
             continue
-        again = measure(worker, family, timeout=timeout, config=config)
+        if first.grew:  # confirmed inside measure: re-timed, grown, every fitted size again
+            found.violations.append(_violation(first, config))
+            continue
+        again = measure(worker, family, timeout=timeout, config=config, check=check,
+                        patient=patient)  # a timeout depends on load: the family again
         spent += again.spent
         if again.superlinear:
-            found.append(_violation(again, config))
+            found.violations.append(_violation(again, config))
     return found
+
+
+def probe(
+    worker: Transport, *, timeout: float, config: Config = CONFIG, budget: float = BUDGET,
+    families: tuple[str, ...] | None = None, check: Checker | None = None,
+) -> list[Violation]:
+    """The ``scales_linearly`` violations of :func:`survey`."""
+    return survey(worker, timeout=timeout, config=config, budget=budget, families=families,
+                  check=check).violations
 
 
 def _violation(timing: Timing, config: Config) -> Violation:

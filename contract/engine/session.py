@@ -100,7 +100,7 @@ class Session:
         this session's timeout: what a diagnosis asks to confirm superlinear growth."""
         from contract.engine import scaling  # lazy: only a scaling diagnosis needs it
 
-        return scaling.measure(self.transport, family, timeout=self.timeout)
+        return scaling.measure(self.transport, family, timeout=self.timeout, check=self.verdict)
 
     def close(self) -> None:
         self.transport.close()
@@ -180,6 +180,25 @@ class Session:
             self.slowest = max(self.slowest, outcome.elapsed)
         elif outcome.kind == "timeout":
             self.hangs += 1
+        return self._chunks(outcome, config)
+
+    def verdict(self, document: str, config: Config, outcome: Outcome) -> list[Violation]:
+        """The violations of a call made elsewhere (the scaling probe's, on a document the host
+        built): ``outcome`` (its value a split's reply) failed or checked as :meth:`observe`
+        checks a call, leaving out the rules that would call the plugin again (the probe's
+        documents are large; generated inputs exercise those rules)."""
+        rules = [r for r in self.rules if not set(r.needs) & {"rerun", "lf_twin"}]
+        try:
+            chunks = self._chunks(outcome, config)
+            return self._check(document, config, chunks, rules, set())
+        except PluginFailure as failure:
+            return [failure.violation]
+        except _Rejected:
+            return []
+
+    def _chunks(self, outcome: Outcome, config: Config) -> list[Chunk]:
+        """The chunks of a split's outcome, or PluginFailure (_Rejected: a degenerate config
+        refused)."""
         reply = _unwrap(outcome, self.memory_mb)
         if isinstance(reply, Chunks):
             return reply.chunks

@@ -33,11 +33,21 @@ reply with ``request.reply_from_wire`` so the host sees only checked, typed repl
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any, Protocol
 
 from contract.containment.worker import DEFAULT_REPLY_LIMIT, Outcome, Worker
+from contract.transport import cputime
 from contract.transport.loading import checked_hello, describe_failure, hello_of, plugin_setup
-from contract.transport.messages import Chunks, Declared, MalformedReply, Request, Split
+from contract.transport.messages import (
+    Chunks,
+    Declared,
+    MalformedReply,
+    Request,
+    Split,
+    Timed,
+    TimedFamily,
+)
 from contract.transport.serving import serve
 from contract.transport.targets import Plugin, TargetError, load_here, load_timeout
 
@@ -82,6 +92,7 @@ class ForkTransport:
         """``reply_limit``: bytes a reply may take (default: REPLY_BASE + REPLY_SCALE x the
         request's size)."""
         self.plugin = plugin
+        self._fixed_reply_limit = reply_limit
         self.worker = Worker(
             setup=plugin_setup(plugin),
             load_timeout=load_timeout(timeout),
@@ -105,6 +116,8 @@ class ForkTransport:
         return Declared(found.name, found.declarations, found.location)
 
     def call(self, request: Request, *, timeout: float | None = None) -> Outcome:
+        if isinstance(request, TimedFamily):
+            return self._timed(request, timeout)
         outcome = self.worker.call(request.to_wire(), timeout=timeout)
         memo = self._last_split if isinstance(request, Split) else None
         if memo is not None and outcome.ok and outcome.value is memo[0]:
@@ -118,6 +131,34 @@ class ForkTransport:
     def close(self) -> None:
         self._last_split = None
         self.worker.close()
+
+    def _timed(self, request: TimedFamily, timeout: float | None) -> Outcome:
+        """The split of a family's document, with the CPU seconds the worker's process group
+        spent on it, read from /proc before and after (never the worker's own clock)."""
+        started = self.worker.start()
+        pid = self._pid()
+        if not started.ok or pid is None:
+            return checked(request, self.worker.call(request.to_wire(), timeout=timeout))
+        before = cputime.read(pid)
+        outcome = checked(request, self.worker.call(
+            request.to_wire(), timeout=timeout, reply_limit=self._family_reply_limit(request)))
+        if not outcome.ok or self._pid() != pid:
+            return outcome
+        return replace(outcome, value=Timed(cputime.spent(before, cputime.read(pid)),
+                                            outcome.value))
+
+    def _family_reply_limit(self, request: TimedFamily) -> int | None:
+        """A family's document is built in the worker, so its size (4 bytes a character at
+        most) scales the reply limit as a document sent would."""
+        if self._fixed_reply_limit is not None:
+            return None
+        return REPLY_BASE + REPLY_SCALE * 4 * request.size
+
+    def _pid(self) -> int | None:
+        """The running worker's pid (the leader of its process group), or None."""
+        child = getattr(self.worker, "_child", None)  # the worker exposes no pid of its own
+        pid = getattr(child, "pid", None)
+        return pid if isinstance(pid, int) else None
 
     def __enter__(self) -> ForkTransport:
         return self
@@ -145,6 +186,13 @@ class InProcessTransport:
         return Declared(found.name, found.declarations, found.location)
 
     def call(self, request: Request, *, timeout: float | None = None) -> Outcome:
+        cpu = time.process_time()  # one process: the plugin's clock is this process's
+        outcome = self._call(request)
+        if isinstance(request, TimedFamily) and outcome.ok:
+            return replace(outcome, value=Timed(time.process_time() - cpu, outcome.value))
+        return outcome
+
+    def _call(self, request: Request) -> Outcome:
         started = time.perf_counter()
         try:
             value = self._task(request.to_wire())

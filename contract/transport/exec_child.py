@@ -12,8 +12,9 @@ have the shapes ``contract.transport.serving.serve`` uses, so a Session sees no 
 - ``("count", texts)`` -> a list of ints (``count_tokens``, for ``unit = "tokens"``);
 - ``("cpu", document, max_size, overlap)`` -> CPU seconds of that split, the child's included
   (see :meth:`ExecChild.cpu_seconds`), or None if the split failed;
-- ``("cpu-family", family, size, max_size, overlap)`` -> the same for a document of
-  ``contract.engine.scaling.FAMILIES`` (built here, in the host, then sent).
+- ``("timed-family", family, size, max_size, overlap)`` -> ``("timed", seconds, value)``: the
+  split of a document of ``contract.generation.families.FAMILIES`` (built here, in the host,
+  then sent), ``value`` as a split's, with the CPU seconds of the child's tree meanwhile.
 
 Call :meth:`ExecChild.start` first: a child that cannot start or hand shake raises
 :class:`ExecTargetError` (a usage error) there; after that, a restart that fails is a ``crash``
@@ -61,7 +62,7 @@ from typing import Any, Literal, Self
 from contract.containment import procs, reaper, sandbox
 from contract.containment.worker import Outcome
 from contract.generation.families import FAMILIES
-from contract.transport import wire
+from contract.transport import cputime, wire
 from contract.transport.targets import TargetError
 from contract.transport.wire import Handshake, HandshakeError, ProtocolError
 
@@ -249,10 +250,8 @@ class ExecChild:
     def call(self, request: Sequence[Any], *, timeout: float | None = None) -> Outcome:
         """One request (see the module doc) to the child; whatever it does, an Outcome."""
         op = request[0]
-        if op == "cpu-family":
-            _, family, size, max_size, overlap = request
-            request = ("cpu", FAMILIES[family](size), max_size, overlap)
-            op = "cpu"
+        if op == "timed-family":
+            return self.timed_family(request, timeout=timeout)
         if op == "cpu":
             return self.cpu_seconds(request, timeout=timeout)
         limit = self.timeout if timeout is None else _positive("timeout", timeout)
@@ -281,6 +280,33 @@ class ExecChild:
             return outcome
         seconds = self._cpu(proc) - before if outcome.value[0] == "chunks" else None
         return Outcome("ok", value=seconds, elapsed=outcome.elapsed)
+
+    def timed_family(self, request: Sequence[Any], *, timeout: float | None = None) -> Outcome:
+        """The split of a scaling family's document, timed from outside the child's tree:
+        ``Outcome(value=("timed", seconds, split value))``."""
+        _, family, size, max_size, overlap = request
+        try:
+            proc = self._running()
+        except (TargetError, HandshakeError) as exc:
+            return Outcome("crash", message=f"the child failed to start again: {exc}")
+        request = ("split", FAMILIES[family](size), max_size, overlap)
+        limit = self.timeout if timeout is None else _positive("timeout", timeout)
+        clock = self._clock(proc)
+        before = clock()
+        outcome = self._split(proc, request, limit)
+        if not outcome.ok:
+            return outcome
+        after = clock()
+        seconds = (cputime.spent(before, after) if isinstance(before, cputime.Reading)
+                   and isinstance(after, cputime.Reading) else float(after) - float(before))
+        return Outcome("ok", value=("timed", seconds, outcome.value), elapsed=outcome.elapsed)
+
+    def _clock(self, proc: _Proc) -> Any:
+        """The child tree's CPU clock: its cgroup's (µs), else a /proc reading of its tree."""
+        if proc.cgroup is not None and proc.cgroup.cpu_seconds() is not None:
+            cgroup = proc.cgroup
+            return lambda: cgroup.cpu_seconds() or 0.0
+        return lambda: cputime.read(proc.pid)
 
     def close(self) -> None:
         """Close the child's stdin (asking it to exit), wait a short grace, then kill the tree."""

@@ -90,7 +90,7 @@ class HttpTarget:
             texts = list(request[1])
             return self._post(wire.count_message(call_id, texts), call_id, limit,
                               lambda r: wire.counts_value(r, texts))
-        if op in ("cpu", "cpu-family"):
+        if op in ("cpu", "timed-family"):
             return self.cpu_seconds(request)
         raise ValueError(f"unknown request {op!r}: expected split, count or cpu")
 

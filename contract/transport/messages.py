@@ -14,7 +14,9 @@ request                                    reply
                                            ``["raised", type, message, is_rejection, trace]``
 ``["count", [text, ...]]``                 ``[int, ...]`` (one count per text)
 ``["cpu", document, max_size, overlap]``   CPU seconds (a number), or ``null`` if it failed
-``["cpu-family", family, size, max, ov]``  the same, on a scaling family built in the worker
+``["timed-family", family, size, max, ov]``  a split's reply, on a scaling family built in
+                                           the worker; the host times the call from
+                                           outside (:class:`Timed`) and checks the chunks
 load / handshake (the worker's first word)  ``{"name", "kind", "unit", "newlines",
                                            "promises": [...], "has_count_tokens",
                                            "documents", "token_counting",
@@ -81,6 +83,15 @@ class Seconds:
 
 
 @dataclass(frozen=True)
+class Timed:
+    """A split's reply and the CPU seconds the call took, read by the host from outside the
+    plugin's process (``contract.transport.cputime``): the plugin cannot rewrite them."""
+
+    seconds: float
+    reply: Chunks | Raised | WrongType
+
+
+@dataclass(frozen=True)
 class Declared:
     """The handshake: the plugin's name, validated declarations and source location."""
 
@@ -89,7 +100,7 @@ class Declared:
     location: tuple[str, int] | None = None
 
 
-Reply = Chunks | Raised | WrongType | Counts | Seconds | Declared
+Reply = Chunks | Raised | WrongType | Counts | Seconds | Timed | Declared
 
 
 # --------------------------------------------------------------------------- requests
@@ -142,9 +153,10 @@ class CpuSplit:
 
 
 @dataclass(frozen=True)
-class CpuFamily:
-    """CPU seconds of one split of a scaling family's document, built in the worker (megabytes
-    never cross the pipe)."""
+class TimedFamily:
+    """One split of a scaling family's document, built in the worker (megabytes never cross
+    the pipe on the way in), timed by the host from outside the worker; the reply is the
+    split's, which the host checks against its own copy of the document."""
 
     family: str
     size: int
@@ -152,13 +164,13 @@ class CpuFamily:
     overlap: int
 
     def to_wire(self) -> list[Any]:
-        return ["cpu-family", self.family, self.size, self.max_size, self.overlap]
+        return ["timed-family", self.family, self.size, self.max_size, self.overlap]
 
-    def reply_from_wire(self, value: Any) -> Seconds:
-        return seconds_reply(value)
+    def reply_from_wire(self, value: Any) -> Chunks | Raised | WrongType:
+        return split_reply(value)
 
 
-Request = Split | CountTokens | CpuSplit | CpuFamily
+Request = Split | CountTokens | CpuSplit | TimedFamily
 
 
 def split_reply(value: Any) -> Chunks | Raised | WrongType:

@@ -27,12 +27,13 @@ from contract.transport.kinds import kind_of, kinds
 from contract.transport.messages import (
     Chunks,
     CountTokens,
-    CpuFamily,
     CpuSplit,
     Declared,
     MalformedReply,
     Request,
     Split,
+    Timed,
+    TimedFamily,
 )
 from contract.transport.targets import Plugin, TargetError, load_timeout
 
@@ -87,7 +88,7 @@ class OutOfProcessTransport:
 
     def call(self, request: Request, *, timeout: float | None = None) -> Outcome:
         """One typed request; an Outcome whose value, when ok, is the checked typed reply."""
-        if isinstance(request, CpuSplit | CpuFamily) and not hasattr(self._child, "cpu_seconds"):
+        if isinstance(request, CpuSplit | TimedFamily) and not hasattr(self._child, "cpu_seconds"):
             return Outcome("error", None, "Unsupported", "CPU time is not measured here")
         outcome = self._child.call(_wire(request), timeout=timeout)
         if not outcome.ok:
@@ -127,7 +128,7 @@ def _wire(request: Request) -> tuple[Any, ...]:
         return ("count", [valid_unicode(t) for t in request.texts])
     if isinstance(request, CpuSplit):
         return ("cpu", valid_unicode(request.document), request.max_size, request.overlap)
-    return ("cpu-family", request.family, request.size, request.max_size, request.overlap)
+    return ("timed-family", request.family, request.size, request.max_size, request.overlap)
 
 
 def _typed(request: Request, value: Any) -> Any:
@@ -137,6 +138,10 @@ def _typed(request: Request, value: Any) -> Any:
     an exec: run's host time."""
     if isinstance(request, Split) and type(value) is tuple and value[:1] == ("chunks",):
         return Chunks(chunks_from_records(value[1]))
+    if isinstance(request, TimedFamily):
+        _, seconds, split = value  # made in this process by ExecChild.timed_family
+        reply = _typed(Split("", request.max_size, request.overlap), split)
+        return Timed(float(seconds), reply)
     return request.reply_from_wire(_plain(value))
 
 

@@ -250,7 +250,7 @@ def crlf_preserving(document: str, *, max_size: int, overlap: int) -> list[dict[
     while pos < n:
         end = pos
         while end < n:
-            nl = document.find("\n", end)
+            nl = document.find("\n", end, pos + max_size + 1)  # no further: linear
             stop = n if nl == -1 else nl + 1
             if stop - pos > max_size:
                 break

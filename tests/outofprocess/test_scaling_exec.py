@@ -37,5 +37,7 @@ def test_the_js_reference_chunker_is_linear() -> None:
 def test_a_family_request_is_built_in_the_host_and_timed() -> None:
     with ExecChild(f"exec:{NODE} {ROOT / 'reference_chunkers' / 'js' / 'chunker.mjs'}") as child:
         child.start()
-        outcome = child.call(("cpu-family", "newlines only", 1000, 200, 20))
-    assert outcome.ok and isinstance(outcome.value, float) and outcome.value >= 0
+        outcome = child.call(("timed-family", "newlines only", 1000, 200, 20))
+    assert outcome.ok and outcome.value[0] == "timed", outcome
+    _, seconds, split = outcome.value
+    assert isinstance(seconds, float) and seconds >= 0 and split[0] == "chunks"

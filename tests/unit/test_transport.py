@@ -15,12 +15,13 @@ from contract.transport.messages import (
     Chunks,
     Counts,
     CountTokens,
-    CpuFamily,
     CpuSplit,
     MalformedReply,
     Raised,
     Seconds,
     Split,
+    Timed,
+    TimedFamily,
     WrongType,
 )
 from contract.transport.targets import TargetError
@@ -39,8 +40,25 @@ def test_requests_have_their_wire_forms() -> None:
     assert Split("ab", 3, 1).to_wire() == ["split", "ab", 3, 1]
     assert CountTokens(("a", "b")).to_wire() == ["count", ["a", "b"]]
     assert CpuSplit("ab", 3, 0).to_wire() == ["cpu", "ab", 3, 0]
-    assert CpuFamily("newlines only", 100, 3, 0).to_wire() == ["cpu-family", "newlines only",
-                                                               100, 3, 0]
+    assert TimedFamily("newlines only", 100, 3, 0).to_wire() == [
+        "timed-family", "newlines only", 100, 3, 0]
+
+
+@pytest.mark.parametrize("transport", ["fork", "in-process"])
+def test_a_family_split_is_timed_by_the_host_and_its_chunks_come_back(transport: str) -> None:
+    """The worker builds the family's document and splits it; the CPU time is the host's
+    reading, and the reply is the split's, for the host to check."""
+    plugin = load(FIXED)
+    made = (ForkTransport(plugin, timeout=10.0, memory_mb=1024) if transport == "fork"
+            else InProcessTransport(plugin))
+    try:
+        made.start()
+        outcome = made.call(TimedFamily("one long line", 50_000, 200, 20), timeout=10.0)
+    finally:
+        made.close()
+    assert outcome.ok and isinstance(outcome.value, Timed), outcome
+    assert outcome.value.seconds >= 0 and isinstance(outcome.value.reply, Chunks)
+    assert sum(len(c.text) for c in outcome.value.reply.chunks) >= 50_000
 
 
 def test_split_replies_parse_into_typed_replies() -> None:
