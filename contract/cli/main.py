@@ -47,6 +47,16 @@ def _ids(text: str) -> tuple[str, ...]:
     return tuple(i.strip() for i in text.split(",") if i.strip())
 
 
+def _waivers(text: str) -> list[tuple[str, str | None]]:
+    """``ID=REASON`` (one waiver with its reason) or ``ID,...`` (waivers without one)."""
+    rule, sep, reason = text.partition("=")
+    if sep:
+        if not rule.strip() or not reason.strip():
+            raise argparse.ArgumentTypeError(f"expected ID=REASON, got {text!r}")
+        return [(rule.strip(), reason.strip())]
+    return [(i, None) for i in _ids(text)]
+
+
 
 
 def _size(text: str) -> int:
@@ -154,10 +164,29 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     )
     table.add_flags(run, "run")  # the run settings (contract.config.table)
     run.add_argument(
-        "--only", type=_ids, default=(), metavar="ID,...", help="check only these invariants"
+        "--only", type=_ids, default=(), metavar="ID,...",
+        help="evaluate only these invariants: the others, no_crash, terminates and "
+        "config_validation included, are not evaluated, never fail the run, and are reported "
+        "as deselected",
     )
     run.add_argument(
-        "--skip", type=_ids, default=(), metavar="ID,...", help="do not check these invariants"
+        "--skip", type=_waivers, action="extend", default=[], metavar="ID[=REASON]",
+        help="waive an invariant (repeatable; ID,... waives several without a reason): it is "
+        "still evaluated but never fails the run; every report shows it as waived with the "
+        "reason, and warns \"waiver no longer needed\" when it held. Adds to the skip table "
+        "of [tool.chunk-contract]",
+    )
+    run.add_argument(
+        "--baseline", metavar="FILE", default=None,
+        help="a baseline of accepted findings (written by --write-baseline): only findings "
+        "not in it fail the run; reports mark each finding new or unchanged, and list the "
+        "accepted ones that no longer occur as fixed (default: baseline in "
+        "[tool.chunk-contract])",
+    )
+    run.add_argument(
+        "--write-baseline", metavar="FILE", default=None,
+        help="record this run's findings as the accepted ones in FILE (fixed ones dropped, "
+        "other targets' kept) and exit 0 unless interrupted",
     )
     run.add_argument(
         "--reproducers",
@@ -307,7 +336,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from contract.cli.run import run_command  # lazy: tomllib only when needed
     from contract.engine.parallel import check_jobs  # lazy: Hypothesis
 
-    registry.select(args.only, args.skip)
+    registry.select(args.only, [rule for rule, _ in args.skip])
     try:
         args.jobs = check_jobs(args.jobs, force=args.force_jobs)
     except ValueError as exc:

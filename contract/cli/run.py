@@ -34,7 +34,9 @@ def settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {
         **table.given(vars(args)),
         "only": tuple(args.only),
-        "skip": tuple(args.skip),
+        "skip": tuple(rule for rule, reason in args.skip if reason is None),
+        "waivers": {rule: reason for rule, reason in args.skip if reason is not None},
+        "baseline": Path(args.baseline) if getattr(args, "baseline", None) else None,
         "reproducers": Path(args.reproducers) if args.reproducers else None,
         "example_database": getattr(args, "database", None),
     }
@@ -74,6 +76,10 @@ def resolve(
             open_database(settings.example_database)  # a bad spec is a usage error, up front
         if settings.reproducers is not None:
             _files.output_folder(settings.reproducers, what="the reproducer folder")
+        if settings.baseline is not None:
+            from contract.engine import findings  # lazy: a bad baseline fails before any run
+
+            findings.load_baseline(settings.baseline)
         jobs.append((plugin, settings, project.skip_reasons(entry)))
     return jobs
 
@@ -120,16 +126,32 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"chunk-contract: {line}", file=sys.stderr)
     results = _run_jobs(args, jobs, reports)
     reports.close()  # the merged files, over every target that ran
+    if getattr(args, "write_baseline", None):
+        return _write_baseline(Path(args.write_baseline), results)
     return exit_status(results)
 
 
+def _write_baseline(path: Path, results: list[Any]) -> int:
+    """Record the findings of ``results`` in ``path``; 0 unless a run was interrupted."""
+    from contract.engine import findings  # lazy: the engine only once the runs are done
+
+    if any(r.interrupted for r in results):
+        print(f"chunk-contract: the run was interrupted: {path} not written", file=sys.stderr)
+        return exit_status(results)
+    keep = findings.load_baseline(path) if path.exists() else []
+    written = findings.write_baseline(path, results, keep=keep)
+    print(f"chunk-contract: wrote {len(written)} accepted finding(s) to {path}", file=sys.stderr)
+    return 0
+
+
 def _run_jobs(args: argparse.Namespace, jobs: list[Any], reports: Any) -> list[Any]:
-    """Run each job in turn, its events (with the declared skip reasons) to ``reports``."""
+    """Run each job in turn, its events to ``reports`` (the waivers' reasons are in the
+    settings: the engine puts them into the result)."""
     from contract.engine.runner import run  # lazy: Hypothesis
 
     results = []
-    for plugin, settings, reasons in jobs:
-        emit = config_file.with_reasons(reasons, reports)
+    for plugin, settings, _ in jobs:
+        emit = reports
         if getattr(args, "jobs", 1) > 1:
             from contract.engine.parallel import run_parallel  # lazy: Hypothesis
 

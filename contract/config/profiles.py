@@ -147,6 +147,8 @@ FIELDS = (
     "example_database",
     "corpus",
     "schedule",
+    "waivers",
+    "baseline",
 )
 
 

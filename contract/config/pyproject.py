@@ -11,6 +11,7 @@
     reproducers = ".chunk-contract/reproducers"
     database = "redis://localhost:6379/0"   # or a folder: counterexamples shared by all runs
     plugins = ["my_pkg.contract_rules"]     # modules imported first: invariants, formats, ...
+    baseline = "chunk-contract-baseline.json"  # accepted findings: only new ones fail the run
 
     # per-target settings: an entry may be a table instead of a string
     [[tool.chunk-contract.target]]
@@ -18,7 +19,8 @@
     skip = { cap_respected = "known issue #12" }
 
 Keys may be written ``max-examples`` or ``max_examples``. ``skip`` is a table of invariant id to
-reason (the reason appears in every report where the invariant is skipped), or a list of ids.
+reason: a waiver (the rule is still evaluated but does not gate; every report shows it as waived
+with the reason, and warns when it is no longer needed), or a list of ids.
 ``only`` is a list of ids. File targets, ``reproducers`` and a ``database`` folder are relative
 to the folder of the pyproject.toml, and that folder is put on ``sys.path`` for ``module:attr``
 targets and ``plugins`` (modules imported before anything else: they register invariants, report
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     from contract.transport.targets import Plugin
 
 TABLE = "chunk-contract"
-DEFAULT_SKIP_REASON = "skipped in [tool.chunk-contract]"
+DEFAULT_SKIP_REASON = "waived in [tool.chunk-contract] (no reason given)"
 
 
 class ConfigError(errors.UsageError):
@@ -58,7 +60,8 @@ class ConfigError(errors.UsageError):
 
 
 #: The keys of the table that are no run setting of contract.config.table.
-_OWN_KEYS = ("targets", "target", "profile", "only", "skip", "reproducers", "database", "plugins")
+_OWN_KEYS = ("targets", "target", "profile", "only", "skip", "reproducers", "database", "plugins",
+             "baseline")
 
 
 def setting_keys() -> dict[str, str]:
@@ -102,6 +105,8 @@ class ProjectConfig:
     database: str | None = None
     #: Plugin modules, imported when the table is read (before its invariant ids are checked).
     plugins: tuple[str, ...] = ()
+    #: A baseline file of accepted findings (contract.engine.findings), from the table.
+    baseline: Path | None = None
 
     @property
     def base(self) -> Path:
@@ -217,6 +222,9 @@ def parse(table: Any, path: Path) -> ProjectConfig:
     reproducers = table.get("reproducers")
     if reproducers is not None and not isinstance(reproducers, str):
         raise ConfigError(f"{where}: reproducers must be a path (a string)")
+    baseline = table.get("baseline")
+    if baseline is not None and (not isinstance(baseline, str) or not baseline):
+        raise ConfigError(f"{where}: baseline must be the path of a baseline file (a string)")
     config = ProjectConfig(
         path=path,
         targets=tuple(entries),
@@ -227,6 +235,7 @@ def parse(table: Any, path: Path) -> ProjectConfig:
         reproducers=(path.parent / reproducers) if reproducers is not None else None,
         database=_database(table.get("database"), path, where),
         plugins=plugins,
+        baseline=(path.parent / baseline) if baseline is not None else None,
     )
     _check_ids(config, where)
     return config

@@ -68,10 +68,13 @@ def layer(
         for key in profiles.BUDGET_FIELDS:
             values.pop(key, None)
     only = given.pop("only", None) or entry.only or project.only
-    skip = (*project.skip_reasons(entry), *given.pop("skip", ()))
+    skip = tuple(given.pop("skip", ()))
+    waivers = {**project.skip_reasons(entry), **given.pop("waivers", {})}
     values.update(given)
     if project.reproducers is not None:
         values.setdefault("reproducers", project.reproducers)
+    if project.baseline is not None:
+        values.setdefault("baseline", project.baseline)
     if project.database is not None:
         values.setdefault("example_database", project.database)
-    return profiles.build(profile, only=tuple(only), skip=skip, **values)
+    return profiles.build(profile, only=tuple(only), skip=skip, waivers=waivers, **values)

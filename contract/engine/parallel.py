@@ -32,10 +32,10 @@ from dataclasses import dataclass, replace
 from typing import Any, NoReturn
 
 from contract.containment import framing, reaper
-from contract.engine import resultcodec
+from contract.engine import findings, resultcodec
 from contract.engine.events import Event, Finished, Listener, PhaseClock, Progress, Started
 from contract.engine.results import InvariantResult, PhaseTime, RunResult, RunSettings
-from contract.engine.runner import run
+from contract.engine.runner import run, waiver_findings
 from contract.spec.registry import registry
 from contract.spec.registry import select as selected
 from contract.transport.loading import load
@@ -169,6 +169,8 @@ def run_parallel(
     merged.elapsed = time.monotonic() - started
     merged.total_time = clock.total()  # the processes' phases overlap: their walls add up to more
     merged.interrupted, merged.interrupted_reason = bool(stop), stop
+    if settings.baseline is not None:
+        findings.compare(merged, findings.load_baseline(settings.baseline))
     emit(Finished(merged))
     return merged
 
@@ -180,7 +182,7 @@ def _parts(
     parts = [
         (k, replace(settings, seed=(base + k) % 2**32, max_examples=share, measure=k == 0,
                     probe=False, corpus=settings.corpus and k == 0,
-                    schedule=settings.schedule and k == 0))
+                    schedule=settings.schedule and k == 0, baseline=None))  # merged: compared
         for k in range(jobs)
     ]
     if "scales_linearly" in _active(plugin, settings) and settings.probe:
@@ -197,7 +199,7 @@ def _active(plugin: Plugin, settings: RunSettings) -> tuple[str, ...]:
     rules = registry()
     return tuple(
         i
-        for i in selected(settings.only, settings.skip)
+        for i in selected(settings.only, ())
         if rules[i].applies_to(plugin.kind, plugin.declarations.promises)
     )
 
@@ -375,7 +377,7 @@ def merge(
         stopped_early=_stop_reason(results),
         coverage=next((r.coverage for r in results if r.coverage is not None), None),
         documents=first.documents,
-        health=list({f: None for r in results for f in r.health}),
+        health=_health(results, verdicts, settings),
         phases=_phases(results),
     )
 
@@ -390,6 +392,17 @@ def _phases(results: list[RunResult]) -> dict[str, PhaseTime]:
     return phases
 
 
+def _health(
+    results: list[RunResult], verdicts: list[InvariantResult], settings: RunSettings
+) -> list[Any]:
+    """The parts' health findings once each, the waiver findings decided on the merge (a
+    waiver one part did not need, another may)."""
+    mine = ("waiver_unneeded", "span_fidelity_unchecked")
+    kept = list({f: None for r in results for f in r.health if f.check not in mine})
+    active = [v.id for v in verdicts if v.status != "skipped"]
+    return kept + waiver_findings(verdicts, active=active, only=settings.only)
+
+
 def _stop_reason(results: list[RunResult]) -> str | None:
     """The reasons the merged runs stopped early (each once), and in how many of them."""
     stopped = [r.stopped_early for r in results if r.stopped_early]
@@ -402,6 +415,20 @@ def _stop_reason(results: list[RunResult]) -> str | None:
 def _merge_one(items: list[InvariantResult]) -> InvariantResult:
     violated = [i for i in items if i.status == "violated" and i.counterexample is not None]
     if violated:
-        return min(violated, key=lambda i: len(repr(i.counterexample.document)))  # type: ignore[union-attr]
+        best = min(violated, key=lambda i: len(repr(i.counterexample.document)))  # type: ignore[union-attr]
+        best.counterexamples = _distinct([best, *violated])
+        return best
+    waived = [i for i in items if i.status == "waived"]
+    if waived:
+        return next((i for i in waived if i.counterexample is not None), waived[0])
     passed = [i for i in items if i.status == "passed"]
     return passed[0] if passed else items[0]
+
+
+def _distinct(items: list[InvariantResult]) -> list[Any]:
+    """The parts' counterexamples, one per cause, the first part's first (at most DISTINCT)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        for found in item.all_counterexamples:
+            out.setdefault(found.cause, found)
+    return list(out.values())[: findings.DISTINCT]

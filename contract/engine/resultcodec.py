@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.diagnosis.base import Diagnosis
+from contract.engine.findings import BaselineEntry
 from contract.engine.health import Finding
 from contract.engine.results import (
     Counterexample,
@@ -34,7 +35,7 @@ from contract.spec.model import Config
 CLASSES: dict[str, type[Any]] = {
     cls.__name__: cls
     for cls in (RunResult, InvariantResult, Counterexample, RunSettings, Config, Diagnosis,
-                Coverage, Finding, PhaseTime)
+                Coverage, Finding, PhaseTime, BaselineEntry)
 }
 _SCALARS = (type(None), bool, int, float, str)
 #: Nesting deeper than this is refused (a document is far shallower).

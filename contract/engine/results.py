@@ -9,6 +9,7 @@ them (``from contract.engine.runner import RunResult`` keeps working).
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ def stable_seed(target: str) -> int:
 
 if TYPE_CHECKING:
     from contract.diagnosis import Diagnosis
+    from contract.engine.findings import BaselineEntry
     from contract.engine.health import Finding
     from contract.generation.strategies.coverage import Coverage
     from contract.transport.targets import Plugin
@@ -32,6 +34,9 @@ __all__ = [
     "Counterexample", "InvariantResult", "PhaseTime", "RunResult", "RunSettings",
     "replace_settings",
 ]
+
+#: The reason of a waiver given without one (``--skip ID``).
+SKIP_REASON = "waived with --skip (no reason given)"
 
 
 #: The covering schedule's budget, in exploration budgets (see RunSettings.schedule_seconds):
@@ -49,7 +54,10 @@ class RunSettings:
     seed: int | None = None
     timeout: float = 2.0
     memory_mb: int | None = 1024
+    #: Check only these invariants: the others are not evaluated and never gate, engine rules
+    #: (no_crash, terminates, config_validation) included. Reports list them as deselected.
     only: tuple[str, ...] = ()
+    #: Waive these invariants (reason: ``waivers``, else SKIP_REASON); see ``waived``.
     skip: tuple[str, ...] = ()
     explore_seconds: float = 45.0
     shrink_seconds: float = 10.0
@@ -85,6 +93,18 @@ class RunSettings:
     #: busy machine the wall-clock budget would cut it, and coverage would depend on the load.
     #: Generated examples still stop at ``explore_seconds``.
     schedule_seconds: float | None = None
+    #: Invariant id -> why it is waived. A waived rule is still evaluated but never gates the
+    #: run: reports show it as waived with the reason, with its counterexample if it still
+    #: fails, and warn "waiver no longer needed" when it held.
+    waivers: Mapping[str, str] = field(default_factory=dict)
+    #: A baseline file of accepted findings (contract.engine.findings): only findings not in it
+    #: fail the run. None: every finding fails it.
+    baseline: Path | None = None
+
+    @property
+    def waived(self) -> dict[str, str]:
+        """Every waived invariant id -> its reason (``skip`` ids and ``waivers``)."""
+        return {**dict.fromkeys(self.skip, SKIP_REASON), **self.waivers}
 
     @property
     def schedule_budget(self) -> float:
@@ -126,6 +146,11 @@ class Counterexample:
     #: The rule whose violation causes this one (contract.spec.causes): judged without the
     #: chunks' offsets, this rule holds, so the fix is the cause's. None: a verdict of its own.
     follows_from: str | None = None
+    #: What makes it this finding and not another (contract.engine.findings.cause_of): the
+    #: diagnosed pattern, the exception and its innermost frame, or the message's shape.
+    cause: str = ""
+    #: Against a baseline (RunSettings.baseline): "new" or "unchanged"; None without one.
+    baseline: str | None = None
 
     @property
     def message(self) -> str:
@@ -149,13 +174,30 @@ class Counterexample:
 
 @dataclass
 class InvariantResult:
-    """The verdict on one invariant: ``passed``, ``violated`` or ``skipped`` (with a reason)."""
+    """The verdict on one invariant: ``passed``, ``violated``, ``skipped`` (with a reason) or
+    ``waived`` (evaluated but not gating; ``reason`` is the waiver's, ``counterexample`` set when
+    the rule still fails)."""
 
     id: str
     status: str
     examples: int = 0
     counterexample: Counterexample | None = None
     reason: str = ""
+    #: Up to contract.engine.findings.DISTINCT distinct counterexamples, the first being
+    #: ``counterexample``.
+    counterexamples: list[Counterexample] = field(default_factory=list)
+
+    @property
+    def all_counterexamples(self) -> list[Counterexample]:
+        """Every distinct counterexample (``counterexample`` first)."""
+        if self.counterexamples:
+            return self.counterexamples
+        return [self.counterexample] if self.counterexample is not None else []
+
+    @property
+    def waiver_needed(self) -> bool:
+        """A waived rule that still fails (False: the waiver is no longer needed)."""
+        return self.status == "waived" and self.counterexample is not None
 
     @property
     def follows_from(self) -> str | None:
@@ -220,18 +262,42 @@ class RunResult:
     phases: dict[str, PhaseTime] = field(default_factory=dict)
     #: The whole run's time: the phases add up to it.
     total_time: PhaseTime | None = None
+    #: Against a baseline: its findings of this target that no longer occur.
+    fixed: list[BaselineEntry] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
-        """No violation, and the run went to its end."""
-        return not self.violated and not self.interrupted
+        """No new violation, and the run went to its end."""
+        return not self.gating and not self.interrupted
 
     @property
     def exit_status(self) -> int:
-        """0 passed, 1 a violation (interrupted or not), 2 interrupted with none found."""
-        if self.violated:
+        """0 passed, 1 a new violation (interrupted or not), 2 interrupted with none found.
+
+        Without a baseline every violation is new; waived rules never count.
+        """
+        if self.gating:
             return 1
         return 2 if self.interrupted else 0
+
+    @property
+    def new_findings(self) -> list[Counterexample]:
+        """The gating counterexamples a baseline does not accept (all of them without one)."""
+        return [
+            found
+            for item in self.violated
+            for found in item.all_counterexamples
+            if found.baseline != "unchanged"
+        ]
+
+    @property
+    def gating(self) -> bool:
+        """A violation that fails the run: a new finding (or one without a counterexample)."""
+        return bool(self.new_findings) or any(not r.all_counterexamples for r in self.violated)
+
+    @property
+    def waived(self) -> list[InvariantResult]:
+        return [r for r in self.results if r.status == "waived"]
 
     @property
     def early_stop(self) -> str | None:

@@ -22,6 +22,7 @@ from contract import _files
 from contract.containment import reaper
 from contract.diagnosis import Diagnosis, Probe, diagnose
 from contract.engine import crossrun, health, scaling
+from contract.engine import findings as findings_mod
 from contract.engine.events import (
     Event,
     Finished,
@@ -84,16 +85,20 @@ def _run(
     with clock.phase("start-up"):
         plugin = target if isinstance(target, Plugin) else load(target)
         emit = on_event or (lambda event: None)
-        chosen = select(config.only, config.skip)
+        chosen = select(config.only, ())
+        waived = config.waived
+        select((), tuple(waived))  # an unknown waived id is a usage error
+        accepted = findings_mod.load_baseline(config.baseline) if config.baseline else None
         the_seed = _seed_for(plugin, config)
         started = time.monotonic()
         spec = config.example_database
         shared = database.open_database(spec) if spec else None
         session = Session(
-            plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen
+            plugin, timeout=config.timeout, memory_mb=config.memory_mb, selected=chosen,
+            selected_only=True,
         )
     explored = _Explored()
-    findings: dict[str, Counterexample] = {}
+    findings: dict[str, list[Counterexample]] = {}
     noticed: list[Finding] = []
     stop = ""
     with session:
@@ -117,30 +122,36 @@ def _run(
             _measure(plugin, session, config, active, explored, emit, clock)
             with clock.phase("health checks"):
                 noticed = _health(plugin, session, explored)
-            for rule in list(explored.first):
+            for rule in _gating(explored, waived):
                 if rule not in explored.unshrunk:
                     with clock.phase("shrinking"):
-                        findings[rule] = _shrink(
-                            session, strategy, config, the_seed, rule, explored, emit
-                        )
+                        findings[rule] = [
+                            _shrink(session, strategy, config, the_seed, rule, explored, emit,
+                                    cause)
+                            for cause in explored.causes(rule)
+                        ]
         except reaper.Interrupted as exc:
             stop = exc.reason  # keep what was found; the rest is not shrunk
-        for rule, seen in explored.first.items():
-            findings.setdefault(rule, _counterexample(rule, seen, shrunk=False))
+        for rule in _gating(explored, waived):
+            _unshrunk(findings.setdefault(rule, []), rule, explored)
         if config.diagnose and not stop:
             with clock.phase("diagnosis"):
-                _diagnose_all(session, findings)
+                _diagnose_all(session, [f for found in findings.values() for f in found])
         with clock.phase("wrap-up"):
             session.close()  # the worker's exit is wrap-up too (the second close does nothing)
     with clock.phase("wrap-up"):
-        for found in findings.values():
+        findings = {rule: _distinct(found) for rule, found in findings.items()}
+        for found in (f for items in findings.values() for f in items):
             found.replayed_from = origins.get(_key((found.document, found.config)))
             _save(plugin, config, the_seed, found, shared)
         if shared and not stop:
             shared.delete(_fixed_since(from_shared, explored, active))
         _own_causes(findings)
+        waived_results = {rule: _waived(rule, reason, explored)
+                          for rule, reason in waived.items() if rule in active}
         results = verdicts(
-            plugin, chosen, active, explored.examples, explored.exercised, findings
+            plugin, chosen, active, explored.examples, explored.exercised, findings,
+            waived=waived_results,
         )
         _name_unmeasured(results, config)
     result = RunResult(
@@ -157,12 +168,82 @@ def _run(
         interrupted_reason=stop,
         coverage=explored.coverage,
         documents=plugin.declarations.documents,
-        health=noticed,
+        health=noticed + waiver_findings(results, active=active, only=config.only),
         phases=dict(clock.phases),
         total_time=clock.total(),
     )
+    if accepted is not None:
+        findings_mod.compare(result, accepted)
     emit(Finished(result))
     return result
+
+
+def _gating(explored: _Explored, waived: Mapping[str, str]) -> list[str]:
+    """The violated rules that gate the run: every one not waived."""
+    return [rule for rule in explored.first if rule not in waived]
+
+
+def _unshrunk(found: list[Counterexample], rule: str, explored: _Explored) -> None:
+    """Add the first observation of each cause not shrunk (an interrupt, a whole-run
+    measurement, a shrink that drifted to another cause) to ``found``."""
+    have = {f.cause for f in found}
+    for cause, seen in explored.distinct.get(rule, {}).items():
+        if cause not in have:
+            found.append(_counterexample(rule, seen, shrunk=False, cause=cause))
+    if not found:
+        found.append(_counterexample(rule, explored.first[rule], shrunk=False))
+
+
+def _distinct(found: list[Counterexample]) -> list[Counterexample]:
+    """At most DISTINCT counterexamples, one per final cause (diagnosis first), in order."""
+    out: dict[str, Counterexample] = {}
+    for item in found:
+        item.cause = findings_mod.cause_of_counterexample(item)
+        out.setdefault(item.cause, item)
+    return list(out.values())[: findings_mod.DISTINCT]
+
+
+#: Rules that leave a chunk to ``span_fidelity`` when its text or offsets do not place it in
+#: the document: waiving span_fidelity leaves such chunks unjudged by them too.
+DEFER_TO_SPAN_FIDELITY = ("codepoint_integrity", "line_citations", "ordered", "overlap_bounded")
+
+
+def waiver_findings(
+    results: Sequence[InvariantResult], *, active: Sequence[str], only: Sequence[str]
+) -> list[Finding]:
+    """Warnings for waivers no longer needed, and what waiving or deselecting
+    ``span_fidelity`` implies for the rules that defer to it."""
+    out = [_unneeded(item) for item in results
+           if item.status == "waived" and item.id in active and item.counterexample is None]
+    span = next((r for r in results if r.id == "span_fidelity"), None)
+    dependants = [i for i in DEFER_TO_SPAN_FIDELITY if i in active]
+    if span is not None and span.status in ("waived", "skipped") and dependants:
+        out.append(_span_note(dependants, waived=span.status == "waived", only=bool(only)))
+    return out
+
+
+def _unneeded(item: InvariantResult) -> Finding:
+    return Finding(
+        "waiver_unneeded", "warning",
+        f"waiver no longer needed: {item.id} held on all {item.examples} examples checked "
+        f"(waived: {item.reason})",
+        "a waiver that is not needed hides the next regression of this rule: it would not "
+        "fail the run",
+        f"remove {item.id} from --skip / the skip table of [tool.chunk-contract]",
+    )
+
+
+def _span_note(dependants: Sequence[str], *, waived: bool, only: bool) -> Finding:
+    how = "waived" if waived else ("not in --only" if only else "not checked")
+    return Finding(
+        "span_fidelity_unchecked", "note",
+        f"span_fidelity is {how}: chunks whose text or offsets do not place them in the "
+        f"document are not judged by {', '.join(dependants)} either (they leave such chunks "
+        "to span_fidelity)",
+        "those rules hold only for the chunks they can place, so a misplaced chunk passes "
+        "unnoticed",
+        "check span_fidelity too, or accept that misplaced chunks go unjudged",
+    )
 
 
 def _measure(
@@ -293,14 +374,26 @@ class _Explored:
     stopped: str | None = None
     #: What the covering schedule covered, when one was played.
     coverage: Coverage | None = None
+    #: Invariant -> cause key (contract.engine.findings.cause_of) -> its first observation,
+    #: for up to DISTINCT causes per invariant.
+    distinct: dict[str, dict[str, Observation]] = field(default_factory=dict)
 
     def note(self, case: tuple[Any, Config], seen: Observation) -> None:
-        """Count an observed case and keep its first violation of every invariant."""
+        """Count an observed case and keep its first violation of every invariant, and of
+        each distinct cause."""
         self.examples += 1
         self.exercised |= seen.exercised
         self.seen[_key(case)] = seen if seen.violations else None
         for violation in seen.violations:
             self.first.setdefault(violation.invariant, seen)
+            causes = self.distinct.setdefault(violation.invariant, {})
+            if len(causes) < findings_mod.DISTINCT:
+                causes.setdefault(findings_mod.cause_of(violation), seen)
+
+    def causes(self, rule: str) -> list[str | None]:
+        """What to shrink for ``rule``: any of its violations (None) first, then each other
+        distinct cause seen."""
+        return [None, *list(self.distinct.get(rule, {}))[1:]]
 
 
 def _key(case: tuple[Any, Config]) -> tuple[str, Config]:
@@ -482,10 +575,14 @@ def _shrink(
     rule: str,
     explored: _Explored,
     emit: Listener,
+    cause: str | None = None,
 ) -> Counterexample:
-    """Replay the seeded search failing only on ``rule``, and let Hypothesis shrink it."""
+    """Replay the seeded search failing only on ``rule`` (of ``cause``, when given: see
+    contract.engine.findings), and let Hypothesis shrink it."""
     emit(Shrinking(rule, config.shrink_seconds))
-    verdicts = {k: (v if v is not None and v.of(rule) else None) for k, v in explored.seen.items()}
+    first = explored.first[rule] if cause is None else explored.distinct[rule][cause]
+    verdicts = {k: (v if v is not None and _of(v, rule, cause) else None)
+                for k, v in explored.seen.items()}
     last: list[Observation] = []
     deadline = time.monotonic() + config.shrink_seconds
     cut = False
@@ -499,7 +596,7 @@ def _shrink(
             if time.monotonic() > deadline:
                 raise _OutOfTime()
             seen = session.observe(*case, only=rule, timeout=session.quick_timeout())
-            verdicts[key] = seen if seen.of(rule) else None
+            verdicts[key] = seen if _of(seen, rule, cause) else None
         found = verdicts[key]
         if found is not None:
             last.append(found)
@@ -512,41 +609,56 @@ def _shrink(
             search()
     except _OutOfTime:
         cut = True
-    found = _confirm(session, rule, explored.first[rule], last[-1] if last else None)
+    found = _confirm(session, rule, first, last[-1] if last else None, cause)
     found.shrink_incomplete = cut
     return found
 
 
+def _of(seen: Observation, rule: str, cause: str | None) -> list[Violation]:
+    """The violations of ``rule`` in ``seen``, of ``cause`` only when one is given."""
+    found = seen.of(rule)
+    if cause is None:
+        return found
+    return [v for v in found if findings_mod.cause_of(v) == cause]
+
+
 def _confirm(
-    session: Session, rule: str, first: Observation, shrunk: Observation | None
+    session: Session,
+    rule: str,
+    first: Observation,
+    shrunk: Observation | None,
+    cause: str | None = None,
 ) -> Counterexample:
     """Re-check the shrunk input with the full timeout; fall back to the first finding."""
     for candidate in (shrunk, first):
         if candidate is None:
             continue
-        document = _minimize(session, rule, candidate)
+        document = _minimize(session, rule, candidate, cause)
         again = session.observe(document, candidate.config, only=rule, timeout=session.timeout)
-        if again.of(rule):
+        if _of(again, rule, cause):
             return _counterexample(
-                rule, again, shrunk=candidate is not first or document != first.document
+                rule, again, shrunk=candidate is not first or document != first.document,
+                cause=cause,
             )
-    return _counterexample(rule, first, shrunk=False)
+    return _counterexample(rule, first, shrunk=False, cause=cause)
 
 
-def _minimize(session: Session, rule: str, seen: Observation) -> Any:
+def _minimize(session: Session, rule: str, seen: Observation, cause: str | None = None) -> Any:
     """Delete what the failure does not need from a text document (see contract.engine.minimize)."""
     if not isinstance(seen.document, str):
         return seen.document
 
     def fails(document: str) -> bool:
         quick = session.observe(document, seen.config, only=rule, timeout=session.quick_timeout())
-        return bool(quick.of(rule))
+        return bool(_of(quick, rule, cause))
 
     return minimize(seen.document, fails)
 
 
-def _counterexample(rule: str, seen: Observation, *, shrunk: bool) -> Counterexample:
-    found = seen.of(rule)
+def _counterexample(
+    rule: str, seen: Observation, *, shrunk: bool, cause: str | None = None
+) -> Counterexample:
+    found = _of(seen, rule, cause) or seen.of(rule)
     offending = sorted({i for v in found for i in v.chunks})
     return Counterexample(
         rule,
@@ -557,6 +669,7 @@ def _counterexample(rule: str, seen: Observation, *, shrunk: bool) -> Counterexa
         shrunk,
         offending=offending,
         follows_from=_cause(found),
+        cause=findings_mod.cause_of(found[0]) if found else "",
     )
 
 
@@ -566,17 +679,17 @@ def _cause(found: list[Violation]) -> str | None:
     return causes.pop() if len(causes) == 1 else None
 
 
-def _own_causes(findings: dict[str, Counterexample]) -> None:
+def _own_causes(findings: Mapping[str, list[Counterexample]]) -> None:
     """A finding follows from a cause only when the cause is itself a finding of the run."""
-    for found in findings.values():
+    for found in (f for items in findings.values() for f in items):
         if found.follows_from not in findings:
             found.follows_from = None
 
 
-def _diagnose_all(session: Session, findings: dict[str, Counterexample]) -> None:
+def _diagnose_all(session: Session, findings: Sequence[Counterexample]) -> None:
     """Name the bug pattern behind each finding; an interrupt stops the experiments."""
     with contextlib.suppress(reaper.Interrupted):
-        for found in findings.values():
+        for found in findings:
             found.diagnosis = _diagnosis(session, found)
 
 
@@ -631,22 +744,29 @@ def verdicts(
     active: tuple[str, ...],
     examples: int,
     exercised: set[str],
-    findings: Mapping[str, Counterexample],
+    findings: Mapping[str, Counterexample | list[Counterexample]],
     *,
     not_here: Mapping[str, str] | None = None,
+    waived: Mapping[str, InvariantResult] | None = None,
 ) -> list[InvariantResult]:
-    """The verdict on every registered invariant, in report order: violated (a finding),
-    passed (checked and exercised), else skipped with the reason. ``not_here``: rule -> why
-    this command cannot check it even though it applies (``check`` does not time scaling)."""
+    """The verdict on every registered invariant, in report order: violated (its distinct
+    findings), waived (``waived``: the verdicts of the waived rules), passed (checked and
+    exercised), else skipped with the reason. ``not_here``: rule -> why this command cannot
+    check it even though it applies (``check`` does not time scaling)."""
     return [_verdict(plugin, rule_id, chosen, active, examples, exercised, findings,
-                     not_here or {}) for rule_id in registry()]
+                     not_here or {}, waived or {}) for rule_id in registry()]
 
 
 def _verdict(plugin: Plugin, rule_id: str, chosen: list[str], active: tuple[str, ...],
-             examples: int, exercised: set[str], findings: Mapping[str, Counterexample],
-             not_here: Mapping[str, str]) -> InvariantResult:
+             examples: int, exercised: set[str],
+             findings: Mapping[str, Counterexample | list[Counterexample]],
+             not_here: Mapping[str, str], waived: Mapping[str, InvariantResult]) -> InvariantResult:
     if rule_id in findings:
-        return InvariantResult(rule_id, "violated", examples, findings[rule_id])
+        found = findings[rule_id]
+        items = found if isinstance(found, list) else [found]
+        return InvariantResult(rule_id, "violated", examples, items[0], counterexamples=items)
+    if rule_id in waived:
+        return waived[rule_id]
     if rule_id in active and rule_id in not_here:
         return InvariantResult(rule_id, "skipped", 0, reason=not_here[rule_id])
     if rule_id in active and rule_id in exercised:
@@ -670,11 +790,21 @@ def _name_unmeasured(results: list[InvariantResult], config: RunSettings) -> Non
             )
 
 
+def _waived(rule_id: str, reason: str, explored: _Explored) -> InvariantResult:
+    """A waived rule's verdict: its first counterexample (unshrunk) if it still fails."""
+    seen = explored.first.get(rule_id)
+    found = _counterexample(rule_id, seen, shrunk=False) if seen is not None else None
+    if found is not None:
+        found.cause = findings_mod.cause_of_counterexample(found)
+    return InvariantResult(rule_id, "waived", explored.examples, found, reason,
+                           counterexamples=[found] if found else [])
+
+
 def skip_reason(plugin: Plugin, rule_id: str, chosen: list[str], active: tuple[str, ...]) -> str:
     """Why ``rule_id`` was not checked for this plugin."""
     rule = registry()[rule_id]
     if rule_id not in chosen:
-        return "deselected (--only / --skip)"
+        return "deselected (not in --only)"
     if plugin.kind not in rule.kinds:
         return f"applies to {' and '.join(sorted(rule.kinds))} plugins only"
     if rule.opt_in and rule_id not in active:

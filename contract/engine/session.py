@@ -65,10 +65,14 @@ class Session:
         selected: Iterable[str],
         reply_limit: int | None = None,
         transport: Transport | None = None,
+        selected_only: bool = False,
     ) -> None:
         """``transport``: how the plugin is reached (default: a ForkTransport, which loads the
         plugin in its worker, again after every restart). ``reply_limit``: bytes a reply may
-        take (default: 16 MiB plus 64 times the request's size)."""
+        take (default: 16 MiB plus 64 times the request's size). ``selected_only``: report
+        violations of the selected rules only, the engine's own (no_crash, terminates,
+        config_validation) included; by default an engine rule is reported even when not
+        selected."""
         self.plugin = plugin
         self.timeout = timeout
         self.memory_mb = memory_mb
@@ -84,6 +88,7 @@ class Session:
             for i in selected
             if rules[i].applies_to(plugin.kind, plugin.declarations.promises)
         ]
+        self._reported = {r.id for r in self.rules} if selected_only else None
         self._counts: dict[str, int] = {}
         #: Slowest successful call so far, and how many calls hung: after a hang, later calls
         #: get a timeout scaled to the plugin's real speed, so a hanging plugin cannot make the
@@ -145,6 +150,8 @@ class Session:
             return seen
         if not config.is_valid:
             seen.violations = [_as_config_violation(v, config) for v in seen.violations]
+        if self._reported is not None:
+            seen.violations = [v for v in seen.violations if v.invariant in self._reported]
         return seen
 
     def _out_of_range(self, seen: Observation, *, only: str | None,
