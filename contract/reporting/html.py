@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from contract import _files
 from contract.engine.results import Counterexample, InvariantResult, RunResult
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
+from contract.reporting.text import fixed_lines, gate_notes, waiver_note
 from contract.spec.a1 import column_letters, parse_range
 from contract.spec.model import Chunk, chunks_from_records
 from contract.spec.placement import place_in_order
@@ -68,21 +69,37 @@ def render_html(results: Iterable[RunResult]) -> str:
 
 def _target(result: RunResult) -> str:
     verdict = "PASSED" if result.passed else f"FAILED: {len(result.violated)} violated"
+    verdict += gate_notes(result)
     rows = "".join(_row(item) for item in result.results)
     sections = "".join(_violation(result, item) for item in result.violated)
     return (f"<section class=\"target\"><h2>{_e(result.target)} <span class=\"verdict\">"
             f"{_e(verdict)}</span></h2><p>seed {result.seed} · {result.examples} examples · "
-            f"{result.kind} plugin</p>{sections}<details class=\"all\"><summary>every "
-            f"invariant's verdict</summary><table class=\"verdicts\"><tr><th>invariant</th>"
+            f"{result.kind} plugin</p>{_notes(result)}{sections}"
+            f"<details class=\"all\"><summary>every invariant's verdict</summary>"
+            f"<table class=\"verdicts\"><tr><th>invariant</th>"
             f"<th>verdict</th><th>detail</th></tr>{rows}</table></details></section>")
 
 
+def _notes(result: RunResult) -> str:
+    """Fixed baseline findings and waivers no longer needed, one paragraph each."""
+    lines = fixed_lines(result)
+    lines += [f.what for f in result.health if f.check == "waiver_unneeded"]
+    return "".join(f"<p class=\"note\">{_e(line)}</p>" for line in lines)
+
+
 def _row(item: InvariantResult) -> str:
-    mark = {"passed": "✓ passed", "violated": "✗ violated", "skipped": "– skipped"}
+    mark = {"passed": "✓ passed", "violated": "✗ violated", "skipped": "– skipped",
+            "waived": "! waived"}
     detail = item.reason if item.status == "skipped" else (
         item.counterexample.message.splitlines()[0] if item.counterexample else "")
     if item.follows_from:
         detail = f"{item.follows_note} {detail}"
+    if item.status == "waived":
+        detail = waiver_note(item)
+    elif item.counterexample is not None:
+        detail += "".join(f" [{f.baseline}]" for f in item.all_counterexamples[:1] if f.baseline)
+        more = len(item.all_counterexamples) - 1
+        detail += f" (+{more} distinct: see the text report)" if more else ""
     return (f"<tr class=\"{item.status}\"><td><a href=\"#{item.id}\">{item.id}</a></td>"
             f"<td>{mark.get(item.status, item.status)}</td><td>{_e(detail)}</td></tr>")
 

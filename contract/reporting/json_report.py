@@ -40,7 +40,17 @@ def _counterexample(found: Counterexample | None) -> dict[str, Any] | None:
         "diagnosis": found.diagnosis.as_dict() if found.diagnosis else None,
         "replayed_from": found.replayed_from,
         "follows_from": found.follows_from,
+        "cause": found.cause,
+        **({"baseline_state": found.baseline} if found.baseline else {}),
     }
+
+
+def _baseline(result: RunResult) -> dict[str, Any]:
+    """The baseline's file and its findings this run no longer saw, when one was given."""
+    if result.settings.baseline is None:
+        return {}
+    return {"baseline": {"file": str(result.settings.baseline),
+                         "fixed": [e.as_dict() for e in result.fixed]}}
 
 
 def report_json(result: RunResult) -> dict[str, Any]:
@@ -66,6 +76,7 @@ def report_json(result: RunResult) -> dict[str, Any]:
             else {}
         ),
         "coverage": result.coverage.as_dict() if result.coverage is not None else None,
+        **_baseline(result),
         "invariants": [
             {
                 "id": r.id,
@@ -73,7 +84,9 @@ def report_json(result: RunResult) -> dict[str, Any]:
                 "examples": r.examples,
                 "counterexample": _counterexample(r.counterexample),
                 **({"follows_from": r.follows_from} if r.follows_from else {}),
+                "counterexamples": [_counterexample(c) for c in r.all_counterexamples],
                 **({"reason": r.reason} if r.reason else {}),
+                **({"waiver_needed": r.waiver_needed} if r.status == "waived" else {}),
             }
             for r in result.results
         ],

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from contract import _files
 from contract.errors import printable
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
-from contract.reporting.text import render_violation, stop_notes
+from contract.reporting.text import others, render_violation, stop_notes, waiver_note
 
 if TYPE_CHECKING:
     from contract.engine.results import InvariantResult, RunResult
@@ -24,8 +24,8 @@ def junit_tree(result: RunResult) -> ET.ElementTree:
         {
             "name": f"chunk-contract {printable(result.target, limit=300)}",
             "tests": str(len(result.results)),
-            "failures": str(len(result.violated)),
-            "skipped": str(sum(r.status == "skipped" for r in result.results)),
+            "failures": str(sum(_gates(r) for r in result.violated)),
+            "skipped": str(sum(r.status != "passed" and not _gates(r) for r in result.results)),
             "errors": "0",
             "time": f"{result.elapsed:.3f}",
         },
@@ -37,13 +37,19 @@ def junit_tree(result: RunResult) -> ET.ElementTree:
             "testcase",
             {"classname": f"chunk_contract.{_safe(result.target)}", "name": item.id, "time": "0"},
         )
-        if item.status == "violated" and item.counterexample is not None:
+        if _gates(item) and item.counterexample is not None:
             failure = ET.SubElement(
                 case,
                 "failure",
                 {"message": _failure_message(item), "type": item.id},
             )
-            failure.text = render_violation(result, item)
+            failure.text = "\n".join([render_violation(result, item), *others(item)])
+        elif item.status == "violated":
+            causes = ", ".join(f.cause for f in item.all_counterexamples)
+            ET.SubElement(case, "skipped",
+                          {"message": printable(f"accepted by the baseline: {causes}")})
+        elif item.status == "waived":
+            ET.SubElement(case, "skipped", {"message": printable(f"waived: {waiver_note(item)}")})
         elif item.status == "skipped":
             ET.SubElement(case, "skipped", {"message": printable(item.reason)})
     notes = stop_notes(result)
@@ -62,6 +68,14 @@ def _failure_message(item: InvariantResult) -> str:
     """The failure's first line, marked when it follows from another rule's violation."""
     observed = _first_line(item.counterexample.message) if item.counterexample else ""
     return f"{item.follows_note} {observed}" if item.follows_from else observed
+
+
+def _gates(item: InvariantResult) -> bool:
+    """A violated invariant with a finding the baseline does not accept (or no baseline)."""
+    return item.status == "violated" and (
+        not item.all_counterexamples
+        or any(f.baseline != "unchanged" for f in item.all_counterexamples)
+    )
 
 
 def _properties(suite: ET.Element, result: RunResult) -> None:

@@ -15,13 +15,22 @@ from typing import TYPE_CHECKING
 from contract import _files
 from contract.errors import printable
 from contract.reporting.formats import MergedFile, Output, ReportFormat, register
-from contract.reporting.text import render_violation, stop_notes
+from contract.reporting.text import (
+    baseline_tag,
+    fixed_lines,
+    gate_notes,
+    others,
+    render_violation,
+    stop_notes,
+    waiver_note,
+)
 from contract.spec.model import plural
 
 if TYPE_CHECKING:
     from contract.engine.results import InvariantResult, RunResult
 
-_ICON = {"passed": "✅ passed", "violated": "❌ **violated**", "skipped": "⏭️ skipped"}
+_ICON = {"passed": "✅ passed", "violated": "❌ **violated**", "skipped": "⏭️ skipped",
+         "waived": "⚠️ waived"}
 _CELL_CHARS = 160
 
 
@@ -41,7 +50,12 @@ def _fence(text: str) -> str:
 def _detail(item: InvariantResult) -> str:
     if item.status == "violated" and item.counterexample is not None:
         note = f"{item.follows_note} " if item.follows_from else ""
-        return _cell(note + item.counterexample.message.splitlines()[0])
+        states = "".join(baseline_tag(f) for f in item.all_counterexamples[:1])
+        more = len(item.all_counterexamples) - 1
+        extra = f" (+{more} distinct)" if more else ""
+        return _cell(note + item.counterexample.message.splitlines()[0] + states + extra)
+    if item.status == "waived":
+        return _cell(waiver_note(item))
     if item.status == "skipped":
         return _cell(item.reason)
     return ""
@@ -65,6 +79,7 @@ def render_markdown(results: Iterable[RunResult]) -> str:
 def _target(result: RunResult) -> list[str]:
     checked = sum(r.status != "skipped" for r in result.results)
     verdict = "PASSED" if result.passed else f"FAILED ({len(result.violated)} violated)"
+    verdict += gate_notes(result)
     if result.interrupted:
         verdict = f"INTERRUPTED ({result.interrupted_reason}; {len(result.violated)} violated)"
     profile = f" · profile `{result.settings.profile}`" if result.settings.profile else ""
@@ -76,6 +91,8 @@ def _target(result: RunResult) -> list[str]:
         f"seed `{result.seed}`{profile} · {result.elapsed:.1f} s",
         "",
         *[f"> ⚠️ {note}\n" for note in stop_notes(result)],
+        *[f"> ✅ {line}\n" for line in fixed_lines(result)],
+        *[f"> ⚠️ {found.what}\n" for found in result.health if found.check == "waiver_unneeded"],
         "| invariant | verdict | details |",
         "|---|---|---|",
     ]
@@ -83,7 +100,7 @@ def _target(result: RunResult) -> list[str]:
         out.append(f"| `{item.id}` | {_ICON.get(item.status, item.status)} | {_detail(item)} |")
     out.append("")
     for item in result.violated:
-        body = render_violation(result, item)
+        body = "\n".join([render_violation(result, item), *others(item)])
         fence = _fence(body)
         out += [
             f"<details><summary><code>{item.id}</code>: {_detail(item)}</summary>",

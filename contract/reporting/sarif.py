@@ -11,8 +11,14 @@ a URI relative to ``%SRCROOT%`` (the checkout) with a region. It is the source o
 that defines the split function) when that file is inside the checkout; else the checkout's
 pyproject.toml (at its ``[tool.chunk-contract]`` table when it has one); else an artifact named
 after the target itself (``chunker.py``, ``pkg/module.py``), so that the alert still shows.
-``partialFingerprints`` hash target + invariant, so an alert stays one alert while its
-counterexample changes from run to run. Passed and skipped invariants are not results.
+Each distinct counterexample of a violated invariant (up to 3: distinct by cause, see
+contract.engine.findings) is one result. ``partialFingerprints`` hash target + invariant +
+cause, so an alert stays one alert while its counterexample changes from run to run. A waived
+invariant that still fails is a result with an external ``suppression`` carrying the waiver's
+reason; every waiver, and whether it is still needed, is listed in the invocation's properties
+(and a waiver no longer needed is a warning notification). Against a baseline each result has a
+``baselineState`` ("new" or "unchanged"), and each baseline finding no longer seen is a result
+whose state is "absent". Passed and skipped invariants are not results.
 """
 
 from __future__ import annotations
@@ -86,7 +92,17 @@ def sarif_log(
     for result in results:
         where = _location(result.target, (plugins or {}).get(result.target), base)
         for item in result.violated:
-            sarif_results.append(_result(result, item, index[item.id], where))
+            for found in item.all_counterexamples:
+                sarif_results.append(_result(result, item, index[item.id], where, found))
+        for item in result.waived:
+            if item.counterexample is not None:
+                waived = _result(result, item, index[item.id], where, item.counterexample)
+                waived["suppressions"] = [
+                    {"kind": "external", "status": "accepted", "justification": item.reason}
+                ]
+                sarif_results.append(waived)
+        sarif_results += [_absent(result, entry, index, where) for entry in result.fixed
+                          if entry.invariant in index]
     return {
         "$schema": SCHEMA,
         "version": VERSION,
@@ -116,10 +132,15 @@ def sarif_log(
                                     "stopped_early": r.stopped_early,
                                     "passed": r.passed,
                                     "profile": r.settings.profile,
+                                    "waived": {
+                                        w.id: {"reason": w.reason, "needed": w.waiver_needed}
+                                        for w in r.waived
+                                    },
                                 }
                                 for r in results
                             ]
                         },
+                        "toolExecutionNotifications": _notifications(results),
                     }
                 ],
                 "results": sarif_results,
@@ -128,11 +149,48 @@ def sarif_log(
     }
 
 
-def _result(
-    result: RunResult, item: InvariantResult, rule_index: int, where: dict[str, Any]
+def _notifications(results: Sequence[RunResult]) -> list[dict[str, Any]]:
+    """The health findings (a waiver no longer needed among them) as notifications."""
+    return [
+        {"level": "warning" if found.severity == "warning" else "note",
+         "message": {"text": f"{r.target}: {found.what}. {found.fix}."},
+         "descriptor": {"id": found.check}}
+        for r in results
+        for found in r.health
+    ]
+
+
+def _fingerprint(target: str, invariant: str, cause: str) -> str:
+    return hashlib.sha256(f"{target}\0{invariant}\0{cause}".encode()).hexdigest()[:32]
+
+
+def _absent(
+    result: RunResult, entry: Any, index: dict[str, int], where: dict[str, Any]
 ) -> dict[str, Any]:
-    found = item.counterexample
-    assert found is not None
+    """A baseline finding this run no longer saw: baselineState "absent"."""
+    return {
+        "ruleId": entry.invariant,
+        "ruleIndex": index[entry.invariant],
+        "level": "none",
+        "kind": "pass",
+        "baselineState": "absent",
+        "message": {"text": f"{result.target} no longer violates {entry.invariant} "
+                            f"({entry.cause}): fixed since the baseline"},
+        "partialFingerprints": {
+            "chunkContract/v2": _fingerprint(result.target, entry.invariant, entry.cause)
+        },
+        "locations": [where],
+        "properties": {"target": result.target, "cause": entry.cause},
+    }
+
+
+def _result(
+    result: RunResult,
+    item: InvariantResult,
+    rule_index: int,
+    where: dict[str, Any],
+    found: Any,
+) -> dict[str, Any]:
     observed = found.message.splitlines()[0]
     rule = registry()[item.id].rule
     document = (
@@ -154,14 +212,14 @@ def _result(
         f"Failing input: document={document}, config {found.config.describe()}.{diagnosis}"
         f"{replay}"
     )
-    fingerprint = hashlib.sha256(f"{result.target}\0{item.id}".encode()).hexdigest()[:32]
+    fingerprint = _fingerprint(result.target, item.id, found.cause)
     out: dict[str, Any] = {
         "ruleId": item.id,
         "ruleIndex": rule_index,
         "level": "error",
         "kind": "fail",
         "message": {"text": text},
-        "partialFingerprints": {"chunkContract/v1": fingerprint},
+        "partialFingerprints": {"chunkContract/v2": fingerprint},
         "locations": [where],
         "properties": {
             "target": result.target,
@@ -174,8 +232,11 @@ def _result(
             "diagnosis": found.diagnosis.as_dict() if found.diagnosis else None,
             "follows_from": found.follows_from,
             "seed": result.seed,
+            "cause": found.cause,
         },
     }
+    if found.baseline:
+        out["baselineState"] = found.baseline
     return out
 
 

@@ -177,8 +177,10 @@ def render(
     out = [header.splitlines()[0] if quiet else header]
     out += ["", *rows] if rows else []
     for item in result.violated:
-        heading = style(f"____ {item.id} · {_shown(result.target)} ____", "red", "bold")
-        out += ["", heading, render_violation(result, item)]
+        state = baseline_tag(item.counterexample)
+        heading = style(f"____ {item.id} · {_shown(result.target)}{state} ____", "red", "bold")
+        out += ["", heading, render_violation(result, item), *others(item)]
+    out += _fixed(result)
     out += _health(result, style)
     out += ["", *_coverage(result), _verdict(result, style)]
     if verbose and not quiet:
@@ -197,6 +199,35 @@ def phase_lines(result: RunResult) -> list[str]:
     return lines
 
 
+def baseline_tag(found: Any) -> str:
+    """" · new" / " · unchanged" against a baseline, else nothing."""
+    state = getattr(found, "baseline", None)
+    return f" · {state}" if state else ""
+
+
+def others(item: InvariantResult) -> list[str]:
+    """The other distinct counterexamples of a violated rule, one line each with its replay."""
+    rest = item.all_counterexamples[1:]
+    if not rest:
+        return []
+    lines = ["", f"Other distinct failures of {item.id} ({len(rest)}):"]
+    for found in rest:
+        where = f"chunk-contract replay {found.reproducer}" if found.reproducer else "not saved"
+        lines.append(f"  - {found.message.splitlines()[0]}{baseline_tag(found)} · "
+                     f"document = {_doc_repr(found.document)[:80]} · "
+                     f"{found.config.describe()} · {where}")
+    return lines
+
+
+def _fixed(result: RunResult) -> list[str]:
+    """The baseline's findings this run no longer saw."""
+    if not result.fixed:
+        return []
+    lines = ["", "Fixed (in the baseline, no longer found; --write-baseline drops them):"]
+    lines += [f"  - {e.invariant} · {e.cause}" for e in result.fixed]
+    return lines
+
+
 def _health(result: RunResult, style: Style) -> list[str]:
     """The health findings (contract.engine.health): what, why, how to fix; never a failure."""
     lines = []
@@ -211,16 +242,26 @@ def _rows(result: RunResult, style: Style, *, only_violated: bool = False) -> li
     width = max(len(r.id) for r in result.results)
     rows = []
     for item in result.results:
-        if only_violated and item.status != "violated":
+        if only_violated and item.status not in ("violated", "waived"):
             continue
         if item.status == "skipped":
             reason = printable(item.reason)
             rows.append(style(f"  {item.id:<{width}}  skipped  {reason}".rstrip(), "dim"))
+        elif item.status == "waived":
+            rows.append(f"  {item.id:<{width}}  {style('waived', 'yellow')}   {waiver_note(item)}")
         else:
             colour = "red" if item.status == "violated" else "green"
             note = f"  {item.follows_note}" if item.follows_from else ""
             rows.append(f"  {item.id:<{width}}  {style(item.status, colour)}{note}")
     return rows
+
+
+def waiver_note(item: InvariantResult) -> str:
+    """A waived rule's reason, and whether it still fails (the first line of its finding)."""
+    found = item.counterexample
+    if found is None:
+        return f"{item.reason} (held: waiver no longer needed)"
+    return f"{item.reason} (still fails: {found.message.splitlines()[0]})"
 
 
 def _coverage(result: RunResult) -> list[str]:
@@ -281,13 +322,37 @@ def _summary_line(result: RunResult) -> str:
     if result.interrupted:
         return _interrupted(result)
     if result.passed:
+        what = "no new violation" if result.violated else "no violation"
         return (
-            f"PASSED: no violation in {plural(result.examples, 'example')} "
-            f"(repeat with --seed {result.seed})"
+            f"PASSED: {what} in {plural(result.examples, 'example')} "
+            f"(repeat with --seed {result.seed}){_gate_notes(result)}"
         )
     ids = ", ".join(r.id for r in result.violated)
     checked = sum(r.status != "skipped" for r in result.results)
-    return f"FAILED: {len(result.violated)} of {plural(checked, 'invariant')} violated ({ids})"
+    return (f"FAILED: {len(result.violated)} of {plural(checked, 'invariant')} violated ({ids})"
+            f"{_gate_notes(result)}")
+
+
+def gate_notes(result: RunResult) -> str:
+    """What does not gate the run, for every report: "; baseline: ...; waived: ..."."""
+    return _gate_notes(result)
+
+
+def fixed_lines(result: RunResult) -> list[str]:
+    """The baseline's findings this run no longer saw, one line each (none: no such)."""
+    return [f"fixed since the baseline: {e.invariant} · {e.cause}" for e in result.fixed]
+
+
+def _gate_notes(result: RunResult) -> str:
+    """"; baseline: 1 new, 2 unchanged, 0 fixed; waived: no_crash" (what does not gate)."""
+    notes = []
+    if result.settings.baseline is not None:
+        states = [f.baseline for r in result.violated for f in r.all_counterexamples]
+        notes.append(f"baseline: {states.count('new')} new, {states.count('unchanged')} "
+                     f"unchanged, {len(result.fixed)} fixed")
+    if result.waived:
+        notes.append(f"waived: {', '.join(r.id for r in result.waived)}")
+    return "".join(f"; {n}" for n in notes)
 
 
 def _interrupted(result: RunResult) -> str:
