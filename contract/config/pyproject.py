@@ -366,23 +366,3 @@ def load_target(target: str, base: Path | None = None) -> Plugin:
     if sep and str(base) not in sys.path:
         sys.path.insert(0, str(base))
     return load(target)
-
-
-def with_reasons(reasons: Mapping[str, str], listener: Any) -> Any:
-    """A listener that puts the declared skip reasons into the result, then calls ``listener``."""
-    # lazy: this module loads with the standard library only
-    from contract.engine.events import Finished
-
-    def forward(event: Any) -> None:
-        if isinstance(event, Finished):
-            apply_reasons(event.result, reasons)
-        listener(event)
-
-    return forward
-
-
-def apply_reasons(result: Any, reasons: Mapping[str, str]) -> None:
-    """Replace the runner's "deselected" reason by the one the project declared."""
-    for item in result.results:
-        if item.status == "skipped" and item.id in reasons:
-            item.reason = reasons[item.id]

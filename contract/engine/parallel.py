@@ -185,7 +185,8 @@ def _parts(
                     schedule=settings.schedule and k == 0, baseline=None))  # merged: compared
         for k in range(jobs)
     ]
-    if "scales_linearly" in _active(plugin, settings) and settings.probe:
+    measured = "scales_linearly" not in settings.waived
+    if "scales_linearly" in _active(plugin, settings) and settings.probe and measured:
         # The timing probe runs beside the exploring processes, in CPU time (so sharing the
         # cores does not change what it measures), instead of after one of them.
         probe = replace(settings, seed=base, max_examples=1, only=PROBE_ONLY, skip=(),
@@ -364,7 +365,7 @@ def merge(
     if asked is None:
         asked = sum(r.examples_asked for r in results)
     for item in verdicts:
-        item.examples = examples if item.status != "skipped" else 0
+        item.examples = examples if item.status != "skipped" and item.examples else 0
     return RunResult(
         first.target,
         first.kind,
@@ -420,7 +421,8 @@ def _merge_one(items: list[InvariantResult]) -> InvariantResult:
         return best
     waived = [i for i in items if i.status == "waived"]
     if waived:
-        return next((i for i in waived if i.counterexample is not None), waived[0])
+        ranked = sorted(waived, key=lambda i: (i.counterexample is None, not i.examples))
+        return ranked[0]
     passed = [i for i in items if i.status == "passed"]
     return passed[0] if passed else items[0]
 

@@ -96,7 +96,7 @@ class RunSettings:
     #: Invariant id -> why it is waived. A waived rule is still evaluated but never gates the
     #: run: reports show it as waived with the reason, with its counterexample if it still
     #: fails, and warn "waiver no longer needed" when it held.
-    waivers: Mapping[str, str] = field(default_factory=dict)
+    waivers: Mapping[str, str] = field(default_factory=dict, hash=False)
     #: A baseline file of accepted findings (contract.engine.findings): only findings not in it
     #: fail the run. None: every finding fails it.
     baseline: Path | None = None

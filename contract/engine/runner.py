@@ -119,7 +119,8 @@ def _run(
                 plan = schedule_for(plugin.kind) if config.schedule else None
             _explore(session, strategy, config, the_seed, emit, known, explored, plan,
                      clock=clock)
-            _measure(plugin, session, config, active, explored, emit, clock)
+            measured = tuple(i for i in active if i not in waived)  # no measurement is waived
+            _measure(plugin, session, config, measured, explored, emit, clock)
             with clock.phase("health checks"):
                 noticed = _health(plugin, session, explored)
             for rule in _gating(explored, waived):
@@ -213,8 +214,8 @@ def waiver_findings(
 ) -> list[Finding]:
     """Warnings for waivers no longer needed, and what waiving or deselecting
     ``span_fidelity`` implies for the rules that defer to it."""
-    out = [_unneeded(item) for item in results
-           if item.status == "waived" and item.id in active and item.counterexample is None]
+    out = [_unneeded(item) for item in results if item.status == "waived" and item.id in active
+           and item.counterexample is None and item.examples]
     span = next((r for r in results if r.id == "span_fidelity"), None)
     dependants = [i for i in DEFER_TO_SPAN_FIDELITY if i in active]
     if span is not None and span.status in ("waived", "skipped") and dependants:
@@ -255,7 +256,8 @@ def _measure(
     emit: Listener,
     clock: PhaseClock,
 ) -> None:
-    """The whole-run measurements: the timing probe, then the fresh-interpreter rerun."""
+    """The whole-run measurements: the timing probe, then the fresh-interpreter rerun (of the
+    ``active`` rules: a waived rule is not measured)."""
     if "scales_linearly" in active and config.probe:
         with clock.phase("scaling probe"):
             _measure_scaling(session, explored, emit)
@@ -791,13 +793,13 @@ def _name_unmeasured(results: list[InvariantResult], config: RunSettings) -> Non
 
 
 def _waived(rule_id: str, reason: str, explored: _Explored) -> InvariantResult:
-    """A waived rule's verdict: its first counterexample (unshrunk) if it still fails."""
+    """A waived rule's verdict: its first counterexample (unshrunk) if it still fails;
+    ``examples`` 0 when it was never evaluated (a whole-run measurement is not run for it)."""
     seen = explored.first.get(rule_id)
     found = _counterexample(rule_id, seen, shrunk=False) if seen is not None else None
-    if found is not None:
-        found.cause = findings_mod.cause_of_counterexample(found)
-    return InvariantResult(rule_id, "waived", explored.examples, found, reason,
-                           counterexamples=[found] if found else [])
+    evaluated = found is not None or rule_id in explored.exercised
+    return InvariantResult(rule_id, "waived", explored.examples if evaluated else 0, found,
+                           reason, counterexamples=[found] if found else [])
 
 
 def skip_reason(plugin: Plugin, rule_id: str, chosen: list[str], active: tuple[str, ...]) -> str:

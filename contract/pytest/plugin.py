@@ -13,7 +13,8 @@ Options: ``--chunk-contract TARGET`` (repeatable), ``--chunk-contract-plugin MOD
 ``--chunk-contract-declared`` (the targets of
 ``[tool.chunk-contract]``), ``--chunk-contract-profile dev|ci|nightly``,
 ``--chunk-contract-max-examples N``, ``--chunk-contract-seed N``, ``--chunk-contract-only`` /
-``--chunk-contract-skip ID,...``, and one ``--chunk-contract-NAME PATH`` per report format of
+``--chunk-contract-skip ID,...`` (waivers: evaluated, not gating), ``--chunk-contract-baseline
+FILE`` (accepted findings are xfailed), and one ``--chunk-contract-NAME PATH`` per report format of
 contract.reporting.formats (``json``, ``junit``, ``sarif``, ``markdown``, ``html``), written at
 the end of the session from the runs of that process. The items carry the ``chunk_contract`` marker
 (``-m chunk_contract`` runs only them). Relative targets are taken from pytest's rootdir.
@@ -110,7 +111,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         metavar="ID,...",
         dest="chunk_contract_only",
-        help="check only these invariants",
+        help="evaluate only these invariants (no_crash, terminates and config_validation "
+        "included): the others are not evaluated and their tests are skipped",
     )
     group.addoption(
         "--chunk-contract-skip",
@@ -118,7 +120,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         metavar="ID,...",
         dest="chunk_contract_skip",
-        help="do not check these invariants",
+        help="waive these invariants: still evaluated, never failing; their tests are skipped "
+        "with \"waived: REASON\" (reasons: skip = {ID = \"reason\"} in [tool.chunk-contract])",
+    )
+    group.addoption(
+        "--chunk-contract-baseline",
+        "--contract-baseline",
+        default=None,
+        metavar="FILE",
+        dest="chunk_contract_baseline",
+        help="a baseline of accepted findings (chunk-contract run --write-baseline): an "
+        "invariant whose findings are all in it is xfailed, a new finding fails",
     )
     _report_options(group)
 
@@ -293,6 +305,7 @@ def pytest_collection_modifyitems(
                        for s in table.for_command("pytest")}),
         "only": tuple(only),
         "skip": tuple(skip),
+        "baseline": _baseline(config),
     }
     base = project.path.parent if project.path is not None else config.rootpath
     for target in dict.fromkeys(targets):
@@ -319,6 +332,21 @@ def pytest_collection_modifyitems(
         for item in collected:
             item.add_marker(testing.xdist_group(target))
         items.extend(collected)
+
+
+def _baseline(config: pytest.Config) -> Path | None:
+    """The ``--chunk-contract-baseline`` file, checked before anything runs."""
+    given = config.getoption("chunk_contract_baseline", None)
+    if not given:
+        return None
+    from contract.engine import findings  # lazy: the pytest plugin loads light
+
+    path = Path(given)
+    try:
+        findings.load_baseline(path)
+    except UsageError as exc:
+        raise pytest.UsageError(f"chunk-contract: {exc.args[0]}") from None
+    return path
 
 
 class ContractTarget(pytest.Collector):

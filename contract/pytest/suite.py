@@ -79,9 +79,7 @@ def result_for(
         from contract.engine.runner import run  # lazy: Hypothesis
 
         try:
-            result = run(plugin, settings)
-            config_file.apply_reasons(result, reasons or {})
-            _RESULTS[key] = result
+            _RESULTS[key] = run(plugin, settings)  # the waivers' reasons are in the settings
         except Exception as exc:  # every test of the target reports it
             _RESULTS[key] = exc
     found = _RESULTS[key]
@@ -129,12 +127,21 @@ def failure_text(result: RunResult, item: InvariantResult) -> str:
 
 
 def settle(result: RunResult, invariant: str) -> None:
-    """Pass, fail (with the violation's report) or skip (with the reason) one invariant."""
+    """Pass, fail (with the violation's report), xfail (every finding accepted by the
+    baseline) or skip (with the reason; a waived invariant: "waived: REASON (...)")."""
+    from contract.reporting.text import others, waiver_note  # lazy: the plugin loads light
+
     for item in result.results:
         if item.id != invariant:
             continue
+        found = item.all_counterexamples
+        if item.status == "violated" and found and all(f.baseline == "unchanged" for f in found):
+            pytest.xfail("accepted by the baseline: " + "; ".join(f.cause for f in found))
         if item.status == "violated" and item.counterexample is not None:
-            pytest.fail(failure_text(result, item), pytrace=False)
+            text = "\n".join([failure_text(result, item), *others(item)])
+            pytest.fail(text, pytrace=False)
+        if item.status == "waived":
+            _skip(f"waived: {waiver_note(item)}")
         if item.status == "skipped":
             _skip(item.reason or "not checked")
         return
@@ -208,7 +215,7 @@ def _skips(skip: Mapping[str, str] | Iterable[str]) -> dict[str, str]:
         skip = [skip]
     if isinstance(skip, Mapping):
         return {str(k): str(v) for k, v in skip.items()}
-    return dict.fromkeys(skip, "skipped by contract_tests(skip=...)")
+    return dict.fromkeys(skip, "waived by contract_tests(skip=...)")
 
 
 def contract_tests(
@@ -268,6 +275,8 @@ def contract_tests(
         )
         flags = table.given({s.dest: option(f"chunk_contract_{s.dest}", None)
                              for s in table.for_command("pytest")})
+        baseline = option("chunk_contract_baseline", None)
+        flags["baseline"] = Path(baseline) if baseline else None
         overrides = {**flags, **{k: v for k, v in explicit.items() if v is not None}}
         settings = project.settings(
             entry, chosen, overrides=overrides, profile_explicit=explicit_profile

@@ -259,6 +259,8 @@ def _rows(result: RunResult, style: Style, *, only_violated: bool = False) -> li
 def waiver_note(item: InvariantResult) -> str:
     """A waived rule's reason, and whether it still fails (the first line of its finding)."""
     found = item.counterexample
+    if found is None and not item.examples:
+        return f"{item.reason} (not evaluated in this run)"
     if found is None:
         return f"{item.reason} (held: waiver no longer needed)"
     return f"{item.reason} (still fails: {found.message.splitlines()[0]})"
