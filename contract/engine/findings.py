@@ -49,12 +49,14 @@ _RAISED = re.compile(r"raised ([\w.]+)")
 _FRAME = re.compile(r'File "([^"]*)", line \d+, in (\S+)')
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 _NUMBER = re.compile(r"\d+")
+#: A quoted text cut in the middle ('abc'...(N more)...'xyz'): one quoted text.
+_CUT = re.compile(r"'…'\.\.\.\(N more\)\.\.\.'…'")
 
 
 def message_shape(message: str) -> str:
     """The first line of ``message`` with quoted text as '…' and every number as N."""
     first = message.splitlines()[0] if message else ""
-    return _NUMBER.sub("N", _QUOTED.sub("'…'", first)).strip()
+    return _CUT.sub("'…'", _NUMBER.sub("N", _QUOTED.sub("'…'", first))).strip()
 
 
 def cause_of(violation: Violation) -> str:

@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 #: The reason of a waiver given without one (``--skip ID``).
-SKIP_REASON = "waived with --skip (no reason given)"
+SKIP_REASON = "no reason given (--skip)"
 
 
 #: The covering schedule's budget, in exploration budgets (see RunSettings.schedule_seconds):

@@ -126,11 +126,9 @@ def _run(
             for rule in _gating(explored, waived):
                 if rule not in explored.unshrunk:
                     with clock.phase("shrinking"):
-                        findings[rule] = [
-                            _shrink(session, strategy, config, the_seed, rule, explored, emit,
-                                    cause)
-                            for cause in explored.causes(rule)
-                        ]
+                        findings[rule] = _shrink_each(
+                            session, strategy, config, the_seed, rule, explored, emit
+                        )
         except reaper.Interrupted as exc:
             stop = exc.reason  # keep what was found; the rest is not shrunk
         for rule in _gating(explored, waived):
@@ -392,11 +390,6 @@ class _Explored:
             if len(causes) < findings_mod.DISTINCT:
                 causes.setdefault(findings_mod.cause_of(violation), seen)
 
-    def causes(self, rule: str) -> list[str | None]:
-        """What to shrink for ``rule``: any of its violations (None) first, then each other
-        distinct cause seen."""
-        return [None, *list(self.distinct.get(rule, {}))[1:]]
-
 
 def _key(case: tuple[Any, Config]) -> tuple[str, Config]:
     return repr(case[0]), case[1]
@@ -613,6 +606,26 @@ def _shrink(
         cut = True
     found = _confirm(session, rule, first, last[-1] if last else None, cause)
     found.shrink_incomplete = cut
+    return found
+
+
+def _shrink_each(
+    session: Session,
+    strategy: st.SearchStrategy[tuple[Any, Config]],
+    config: RunSettings,
+    the_seed: int,
+    rule: str,
+    explored: _Explored,
+    emit: Listener,
+) -> list[Counterexample]:
+    """Shrink any violation of ``rule`` first (the smallest failure, as before), then each
+    distinct cause seen that this did not shrink to."""
+    found = [_shrink(session, strategy, config, the_seed, rule, explored, emit)]
+    for cause in explored.distinct.get(rule, {}):
+        if cause not in {f.cause for f in found}:
+            found.append(
+                _shrink(session, strategy, config, the_seed, rule, explored, emit, cause)
+            )
     return found
 
 

@@ -1,8 +1,8 @@
 """Chunkers for the gate's waivers, baseline and distinct-failure tests (proof of red).
 
-``two_crashes`` raises ZeroDivisionError on one kind of input and KeyError on another: a run
-must report both. ``crash_on_x`` crashes on documents with an "x" only; ``crash_on_x_or_q``
-also on a "q" (a second, new cause of ``no_crash``); ``correct`` is a plain correct chunker.
+``two_crashes`` raises ZeroDivisionError at one document size (length 1 mod 3) and KeyError at
+another (2 mod 3): a run must report both. ``one_crash`` has the ZeroDivisionError only;
+``correct`` is a plain correct chunker.
 """
 
 from __future__ import annotations
@@ -21,28 +21,24 @@ def correct(document: str, *, max_size: int, overlap: int) -> list[str]:
 
 
 def _divide(document: str) -> float:
-    return 1 / (document.count("x") - document.count("x"))
+    return len(document) / (len(document) % 3 - 1)
 
 
 def _lookup(document: str) -> str:
-    return {}[document[0]]
+    return {}[document[:1]]
 
 
 def two_crashes(document: str, *, max_size: int, overlap: int) -> list[str]:
     chunks = _windows(document, max_size, overlap)
-    if "x" in document:
+    if len(document) % 3 == 1:
         _divide(document)
-    if "q" in document:
+    if len(document) % 3 == 2:
         _lookup(document)
     return chunks
 
 
-def crash_on_x(document: str, *, max_size: int, overlap: int) -> list[str]:
+def one_crash(document: str, *, max_size: int, overlap: int) -> list[str]:
     chunks = _windows(document, max_size, overlap)
-    if "x" in document:
+    if len(document) % 3 == 1:
         _divide(document)
     return chunks
-
-
-def crash_on_x_or_q(document: str, *, max_size: int, overlap: int) -> list[str]:
-    return two_crashes(document, max_size=max_size, overlap=overlap)
