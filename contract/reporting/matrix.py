@@ -11,7 +11,7 @@ from contract.spec.model import plural
 if TYPE_CHECKING:
     from contract.engine.results import RunResult
 
-_CELL = {"passed": "passed", "violated": "VIOLATED", "skipped": "skipped"}
+_CELL = {"passed": "passed", "violated": "VIOLATED", "skipped": "skipped", "waived": "waived"}
 
 
 def short_name(target: str) -> str:
@@ -31,7 +31,7 @@ def render_matrix(results: list[RunResult]) -> str:
     for k, rule in enumerate(ids):
         cells = [_CELL[r.results[k].status].ljust(w) for r, w in zip(results, cols)]
         lines.append(rule.ljust(width) + "  " + "  ".join(cells))
-    lines += ["", "Skipped, and why:"]
+    lines += ["", "Skipped or waived, and why:"]
     lines += _reasons(results, names)
     failed = [n for n, r in zip(names, results) if not r.passed]
     lines += [
@@ -49,6 +49,8 @@ def _reasons(results: list[RunResult], names: list[str]) -> list[str]:
         for item in result.results:
             if item.status == "skipped":
                 grouped[item.reason][name].append(item.id)
+            elif item.status == "waived":
+                grouped[f"waived: {item.reason}"][name].append(item.id)
     out = []
     for reason, by_name in grouped.items():
         out.append(f"  {reason}:")

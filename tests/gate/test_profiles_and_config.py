@@ -164,11 +164,12 @@ reproducers = "out/repro"
     assert config.profile == "nightly" and config.budgets == {"max_examples": 300, "timeout": 3.0}
     assert config.reproducers == tmp_path / "out" / "repro"
     b = config.entry("b.py:split")
-    assert config.skip_reasons(b)["ordered"] == "skipped in [tool.chunk-contract]"
+    assert config.skip_reasons(b)["ordered"] == "waived in [tool.chunk-contract] (no reason given)"
     assert config.skip_reasons(b)["heading_boundary"] == "we emit nested headings"
     settings = config.settings(b, profiles.get("dev"), overrides={"seed": 3, "max_examples": None})
     assert settings.max_examples == 5 and settings.seed == 3 and settings.timeout == 3.0
-    assert set(settings.skip) == {"ordered", "heading_boundary", "scales_linearly"}
+    assert set(settings.waived) == {"ordered", "heading_boundary", "scales_linearly"}
+    assert settings.waived["heading_boundary"] == "we emit nested headings"  # reasons kept
     assert settings.database == tmp_path / "out" / "repro"  # failures replay from there
     assert config.settings(config.entry("a.py:split"), None).max_examples == 300
     (tmp_path / "sub").mkdir()

@@ -107,7 +107,7 @@ def test_junit_is_read_by_standard_parsers(
     failed = {c.get("name") for c in cases if c.find("failure") is not None}
     assert failed == {i.id for i in failing.violated}
     skipped = {c.get("name") for c in cases if c.find("skipped") is not None}
-    assert skipped == {i.id for i in failing.results if i.status == "skipped"}
+    assert skipped == {i.id for i in failing.results if i.status in ("skipped", "waived")}
     suite = root.find("testsuite")
     assert suite is not None and int(suite.get("failures", "-1")) == len(failed)
 
@@ -128,7 +128,8 @@ def test_markdown_summary(results: tuple[RunResult, RunResult], tmp_path: Path) 
     for item in failing.violated:
         assert f"<details><summary><code>{item.id}</code>" in text
     assert "```text" in text and "chunk-contract replay" in text
-    assert "timed" not in text and "deselected" in text  # skip reasons are shown
+    assert "timed" not in text and "skipped | applies to" in text  # skip reasons are shown
+    assert "waived | no reason given (--skip)" in text  # and waivers' reasons
     write_markdown(tmp_path / "summary.md", [passing])
     assert (tmp_path / "summary.md").read_text(encoding="utf-8").startswith("## chunk-contract: ✅")
 

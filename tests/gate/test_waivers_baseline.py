@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from contract.engine.runner import run
 from contract.errors import UsageError
 from contract.spec.model import Config, Violation
 from tests.gate import ghas_rules
-from tests.gate.conftest import HERE
+from tests.gate.conftest import HERE, run_in
 from tests.gate.test_reports import MULTITOOL, _multitool, _validate
 
 CHUNKERS = HERE / "gate_chunkers.py"
@@ -287,3 +288,30 @@ def test_the_official_multitool_accepts_a_baseline_sarif(tmp_path: Path) -> None
     _run(tmp_path, _plugin(tmp_path, _ON_X), "--write-baseline", str(baseline))
     _run(tmp_path, target, "--baseline", str(baseline), "--sarif", str(sarif))
     assert _multitool(json.loads(sarif.read_text(encoding="utf-8")), tmp_path) == []
+
+
+# ----------------------------------------------------------------------------- the pytest plugin
+
+PYTEST = ("-m", "pytest", "-p", "contract.pytest.plugin", "-p", "no:cacheprovider", "-rfsx",
+          "--chunk-contract-max-examples", "30", "--chunk-contract-seed", "1")
+
+
+def test_the_pytest_plugin_takes_waivers_and_a_baseline(tmp_path: Path) -> None:
+    """A waived no_crash is skipped with its reason; a baselined one is xfailed; a new one fails."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.chunk-contract]\nreproducers = "repro"\n', encoding="utf-8")
+    target = _plugin(tmp_path, _ON_X)
+    assert main(["run", target, *BUDGET, "--reproducers", str(tmp_path / "repro"),
+                 "--write-baseline", str(tmp_path / "b.json")]) == 0
+    done = run_in(tmp_path, *PYTEST, "--chunk-contract", target)
+    assert done.returncode == 1 and re.search(r"FAILED \S*::no_crash", done.stdout)
+    done = run_in(tmp_path, *PYTEST, "--chunk-contract", target,
+                  "--chunk-contract-skip", "no_crash")
+    assert done.returncode == 0, done.stdout
+    assert "waived: no reason given (--skip) (still fails: raised ZeroDivisionError" in done.stdout
+    done = run_in(tmp_path, *PYTEST, "--chunk-contract", target, "--contract-baseline", "b.json")
+    assert done.returncode == 0, done.stdout
+    assert "XFAIL" in done.stdout and "accepted by the baseline" in done.stdout
+    target = _plugin(tmp_path, _ON_X, _ON_Q)
+    done = run_in(tmp_path, *PYTEST, "--chunk-contract", target, "--contract-baseline", "b.json")
+    assert done.returncode == 1 and "KeyError" in done.stdout
