@@ -447,7 +447,8 @@ def _explore(
         ):
             found.samples.append(seen)
         if found.examples % step == 0:
-            emit(Progress(found.examples, config.max_examples, tuple(found.first)))
+            gating = tuple(r for r in found.first if r not in config.waived)
+            emit(Progress(found.examples, config.max_examples, gating))
 
     found.asked += config.max_examples
     try:

@@ -17,7 +17,7 @@ from contract.store.reproducers import truncate_chunks
 
 if TYPE_CHECKING:
     from contract.engine.events import Event
-    from contract.engine.results import Counterexample, RunResult
+    from contract.engine.results import Counterexample, InvariantResult, RunResult
 
 VERSION = 1
 
@@ -77,19 +77,29 @@ def report_json(result: RunResult) -> dict[str, Any]:
         ),
         "coverage": result.coverage.as_dict() if result.coverage is not None else None,
         **_baseline(result),
-        "invariants": [
-            {
-                "id": r.id,
-                "status": r.status,
-                "examples": r.examples,
-                "counterexample": _counterexample(r.counterexample),
-                **({"follows_from": r.follows_from} if r.follows_from else {}),
-                "counterexamples": [_counterexample(c) for c in r.all_counterexamples],
-                **({"reason": r.reason} if r.reason else {}),
-                **({"waiver_needed": r.waiver_needed} if r.status == "waived" else {}),
-            }
-            for r in result.results
-        ],
+        "invariants": [_invariant(r) for r in result.results],
+    }
+
+
+def _invariant(r: InvariantResult) -> dict[str, Any]:
+    """One invariant's entry. A waived one keeps SPEC §7's statuses: ``skipped``, its reason,
+    and a ``waiver`` object (the reason, whether it is still needed, the input that still
+    breaks it)."""
+    if r.status == "waived":
+        waiver = {"reason": r.reason, "needed": r.waiver_needed,
+                  "evaluated": bool(r.examples),
+                  "counterexample": _counterexample(r.counterexample)}
+        return {"id": r.id, "status": "skipped", "examples": r.examples,
+                "counterexample": None, "counterexamples": [], "reason": f"waived: {r.reason}",
+                "waiver": waiver}
+    return {
+        "id": r.id,
+        "status": r.status,
+        "examples": r.examples,
+        "counterexample": _counterexample(r.counterexample),
+        **({"follows_from": r.follows_from} if r.follows_from else {}),
+        "counterexamples": [_counterexample(c) for c in r.all_counterexamples],
+        **({"reason": r.reason} if r.reason else {}),
     }
 
 

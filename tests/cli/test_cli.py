@@ -222,7 +222,7 @@ def test_only_and_skip_select_invariants(tmp_path: Path) -> None:
         i["id"]: (i["status"], i.get("reason"))
         for i in json.loads(report.read_text())["invariants"]
     }
-    assert status["ordered"] == ("waived", "no reason given (--skip)")  # evaluated, not gating
+    assert status["ordered"] == ("skipped", "waived: no reason given (--skip)")  # not gating
     assert status["cap_respected"][0] == "passed"
 
 
