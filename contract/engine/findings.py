@@ -47,6 +47,8 @@ VERSION = 1
 
 _RAISED = re.compile(r"raised ([\w.]+)")
 _FRAME = re.compile(r'File "([^"]*)", line \d+, in (\S+)')
+#: A JavaScript stack line, innermost first: "at name (path/file.js:3:9)".
+_JS_FRAME = re.compile(r"^\s*at (\S+) \(([^()]*?):\d+:\d+\)", re.MULTILINE)
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 _NUMBER = re.compile(r"\d+")
 #: A quoted text cut in the middle ('abc'...(N more)...'xyz'): one quoted text.
@@ -74,10 +76,13 @@ def _crash_cause(message: str) -> str | None:
     if raised is None:
         return None
     frames = _FRAME.findall(message)
-    if not frames:
-        return raised.group(1)
-    path, function = frames[-1]
-    return f"{raised.group(1)} at {Path(path).name}:{function}"
+    if frames:  # a Python traceback: innermost last
+        path, function = frames[-1]
+        return f"{raised.group(1)} at {Path(path).name}:{function}"
+    js = _JS_FRAME.search(message)
+    if js:  # a JavaScript stack: innermost first
+        return f"{raised.group(1)} at {Path(js.group(2)).name}:{js.group(1)}"
+    return raised.group(1)
 
 
 def cause_of_counterexample(found: Counterexample) -> str:

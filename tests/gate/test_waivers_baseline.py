@@ -167,6 +167,9 @@ def test_the_cause_key_ignores_what_varies_from_run_to_run() -> None:
     two = findings.cause_of(Violation("cap_respected", "chunk 7 has 90 chars > 12: 'zz'"))
     assert one == two == "chunk N has N chars > N: '…'"
     assert findings.cause_of(Violation("ordered", "chunk 2 starts before chunk 1")) != one
+    js = ("raised TypeError: x is undefined\n    at pieces (/w/chunker.mjs:12:5)\n"
+          "    at split (/w/c.mjs:3:1)")
+    assert findings.cause_of(Violation("no_crash", js)) == "TypeError at chunker.mjs:pieces"
     found = Counterexample("no_crash", "x", Config(4, 0), [crash], None)
     assert findings.cause_of_counterexample(found) == "KeyError at y.py:_inner"
 
