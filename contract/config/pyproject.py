@@ -52,6 +52,14 @@ if TYPE_CHECKING:
     from contract.transport.targets import Plugin
 
 TABLE = "chunk-contract"
+#: What a key holds, for the generated reference (keys not named here are described there).
+KEY_HELP = {
+    "skip": "a table of invariant id to the reason it is waived (evaluated, never failing the "
+            "run, shown as waived with the reason), or a list of ids",
+    "only": "a list of invariant ids: evaluate only these (engine rules included)",
+    "baseline": "a baseline file of accepted findings (written by --write-baseline), relative "
+                "to pyproject.toml: only findings not in it fail the run",
+}
 DEFAULT_SKIP_REASON = "waived in [tool.chunk-contract] (no reason given)"
 
 
