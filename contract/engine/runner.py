@@ -214,10 +214,11 @@ def waiver_findings(
     ``span_fidelity`` implies for the rules that defer to it."""
     out = [_unneeded(item) for item in results if item.status == "waived" and item.id in active
            and item.counterexample is None and item.examples]
-    span = next((r for r in results if r.id == "span_fidelity"), None)
+    waived = any(r.id == "span_fidelity" and r.status == "waived" for r in results)
+    deselected = bool(only) and "span_fidelity" not in only
     dependants = [i for i in DEFER_TO_SPAN_FIDELITY if i in active]
-    if span is not None and span.status in ("waived", "skipped") and dependants:
-        out.append(_span_note(dependants, waived=span.status == "waived", only=bool(only)))
+    if (waived or deselected) and dependants:
+        out.append(_span_note(dependants, waived=waived))
     return out
 
 
@@ -232,8 +233,8 @@ def _unneeded(item: InvariantResult) -> Finding:
     )
 
 
-def _span_note(dependants: Sequence[str], *, waived: bool, only: bool) -> Finding:
-    how = "waived" if waived else ("not in --only" if only else "not checked")
+def _span_note(dependants: Sequence[str], *, waived: bool) -> Finding:
+    how = "waived" if waived else "not in --only"
     return Finding(
         "span_fidelity_unchecked", "note",
         f"span_fidelity is {how}: chunks whose text or offsets do not place them in the "

@@ -318,3 +318,18 @@ def test_the_pytest_plugin_takes_waivers_and_a_baseline(tmp_path: Path) -> None:
     target = _plugin(tmp_path, _ON_X, _ON_Q)
     done = run_in(tmp_path, *PYTEST, "--chunk-contract", target, "--contract-baseline", "b.json")
     assert done.returncode == 1 and "KeyError" in done.stdout
+
+
+def test_the_span_fidelity_note_only_when_it_is_waived_or_deselected() -> None:
+    from contract.engine.results import InvariantResult
+    from contract.engine.runner import waiver_findings
+
+    def notes(span: str, *, only: tuple[str, ...] = ()) -> list[str]:
+        results = [InvariantResult("span_fidelity", span, 5, reason="r"),
+                   InvariantResult("ordered", "passed", 5)]
+        return [f.check for f in waiver_findings(results, active=("ordered",), only=only)]
+
+    assert notes("waived") == ["span_fidelity_unchecked"]
+    assert notes("skipped", only=("ordered",)) == ["span_fidelity_unchecked"]
+    assert notes("skipped") == []  # not applicable to the plugin: nothing implied
+    assert notes("passed") == []
