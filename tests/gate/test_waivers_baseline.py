@@ -333,3 +333,20 @@ def test_the_span_fidelity_note_only_when_it_is_waived_or_deselected() -> None:
     assert notes("skipped", only=("ordered",)) == ["span_fidelity_unchecked"]
     assert notes("skipped") == []  # not applicable to the plugin: nothing implied
     assert notes("passed") == []
+
+
+def test_a_parallel_run_keeps_waivers_distinct_failures_and_the_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-n 2``: each process's result crosses the result codec; the merge keeps every cause."""
+    baseline, report = tmp_path / "b.json", tmp_path / "r.json"
+    target = f"{CHUNKERS}:two_crashes"
+    assert _run(tmp_path, target, "--write-baseline", str(baseline)) == 0
+    code = _run(tmp_path, target, "-n", "2", "--force-jobs", "--skip", "non_empty=why not",
+                "--baseline", str(baseline), "--json", str(report))
+    assert code == 0, capsys.readouterr().out
+    items = _invariants(report)
+    states = sorted((c["cause"].split(" ")[0], c["baseline_state"])
+                    for c in items["no_crash"]["counterexamples"])
+    assert states == [("KeyError", "unchanged"), ("ZeroDivisionError", "unchanged")]
+    assert items["non_empty"]["waiver"]["reason"] == "why not"
