@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from contract import _files
 from contract.errors import UsageError
 from contract.spec.model import Violation
 
@@ -161,11 +162,8 @@ def write_baseline(
     ordered = sorted(entries.values())
     document = {"format": FORMAT, "version": VERSION,
                 "findings": [e.as_dict() for e in ordered]}
-    try:
-        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write the baseline file {path}: {exc.strerror}") from None
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    _files.write_text(path, text, what="cannot write the baseline file")
     return ordered
 
 

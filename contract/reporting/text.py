@@ -213,7 +213,7 @@ def others(item: InvariantResult) -> list[str]:
     lines = ["", f"Other distinct failures of {item.id} ({len(rest)}):"]
     for found in rest:
         where = f"chunk-contract replay {found.reproducer}" if found.reproducer else "not saved"
-        lines.append(f"  - {found.message.splitlines()[0]}{baseline_tag(found)} · "
+        lines.append(f"  - {printable(found.message.splitlines()[0])}{baseline_tag(found)} · "
                      f"document = {_doc_repr(found.document)[:80]} · "
                      f"{found.config.describe()} · {where}")
     return lines
@@ -224,7 +224,7 @@ def _fixed(result: RunResult) -> list[str]:
     if not result.fixed:
         return []
     lines = ["", "Fixed (in the baseline, no longer found; --write-baseline drops them):"]
-    lines += [f"  - {e.invariant} · {e.cause}" for e in result.fixed]
+    lines += [printable(f"  - {e.invariant} · {e.cause}") for e in result.fixed]
     return lines
 
 
@@ -260,10 +260,10 @@ def waiver_note(item: InvariantResult) -> str:
     """A waived rule's reason, and whether it still fails (the first line of its finding)."""
     found = item.counterexample
     if found is None and not item.examples:
-        return f"{item.reason} (not evaluated in this run)"
+        return printable(f"{item.reason} (not evaluated in this run)")
     if found is None:
-        return f"{item.reason} (held: waiver no longer needed)"
-    return f"{item.reason} (still fails: {found.message.splitlines()[0]})"
+        return printable(f"{item.reason} (held: waiver no longer needed)")
+    return printable(f"{item.reason} (still fails: {found.message.splitlines()[0]})")
 
 
 def _coverage(result: RunResult) -> list[str]:
@@ -342,7 +342,7 @@ def gate_notes(result: RunResult) -> str:
 
 def fixed_lines(result: RunResult) -> list[str]:
     """The baseline's findings this run no longer saw, one line each (none: no such)."""
-    return [f"fixed since the baseline: {e.invariant} · {e.cause}" for e in result.fixed]
+    return [printable(f"fixed since the baseline: {e.invariant} · {e.cause}") for e in result.fixed]
 
 
 def _gate_notes(result: RunResult) -> str:
