@@ -53,6 +53,11 @@ def documents(*, kind: str = "text", max_size: int = 2000) -> st.SearchStrategy[
     ``"latex"``.
     """
     size = check_int("documents", "max_size", max_size, min_value=1)
+    return _drawn(kind, size).map(lambda document: document[:size])  # a promise, whatever kind
+
+
+def _drawn(kind: str, size: int) -> st.SearchStrategy[str]:
+    """The generator of ``kind`` (some, as CRLF code, may run a few characters past ``size``)."""
     if kind == "plain":
         return _plain(max_length=size)
     if kind == "headed":
