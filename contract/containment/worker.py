@@ -349,11 +349,21 @@ class Worker:
         self, child: _Child, data: bytes, limit: float, cap: int, started: float
     ) -> Outcome:
         """Sends the request; turns the reply, silence or death of the child into an Outcome."""
-        self._seq = self._seq % 0xFFFFFFFF + 1
+        self._seq = seq = self._seq % 0xFFFFFFFF + 1
         deadline = time.monotonic() + limit
+
+        def send_and_receive() -> Any:
+            framing.send_frame(child.requests, seq, data, deadline=deadline)
+            return self._receive(child, seq, deadline, cap)
+
+        return self._outcome(child, send_and_receive, limit, started)
+
+    def _outcome(self, child: _Child, exchange: Callable[[], Any], limit: float,
+                 started: float) -> Outcome:
+        """The Outcome of ``exchange`` (frames sent and read): its reply, or the child's silence
+        past ``limit``, its death, a malformed frame, or its process tree over the cap."""
         try:
-            framing.send_frame(child.requests, self._seq, data, deadline=deadline)
-            reply = self._receive(child, self._seq, deadline, cap)
+            reply = exchange()
         except FrameTimeout:
             return self._timed_out(child, limit, started)
         except FrameClosed:
@@ -527,17 +537,11 @@ class Worker:
         """The Outcome of the child's setup, read within the load timeout."""
         started = time.perf_counter()
         deadline = time.monotonic() + self._load_timeout
-        try:
-            reply = self._receive(child, _HELLO, deadline, self._reply_limit)
-        except FrameTimeout:
-            return self._timed_out(child, self._load_timeout, started)
-        except FrameClosed:
-            return self._crashed(started)
-        except FrameError as exc:
-            return self._bad_frame(exc, started)
-        except TreeOverCap as exc:
-            return self._over_cap(exc, started)
-        return self._answered(reply, started)
+
+        def hello() -> Any:
+            return self._receive(child, _HELLO, deadline, self._reply_limit)
+
+        return self._outcome(child, hello, self._load_timeout, started)
 
     def _discard(self, grace: float = 0.0) -> int | None:
         """Stops and forgets the current child, if any; returns its wait status."""
