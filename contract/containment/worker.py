@@ -92,9 +92,29 @@ _len = len
 CHILD_REPLY_FD: int | None = None
 #: Seconds between two looks at the memory of the child's whole process tree (see TreeOverCap).
 TREE_TICK = 0.05
+#: A call that starts within CALLS_TICK s of the last look is first looked at once it has
+#: lasted TREE_TICK: a run of fast calls is not a look per call (a look costs a scan of /proc).
+CALLS_TICK = 0.25
 #: A look at the tree that took s seconds waits WATCH_SHARE * s before the next one, so the
 #: parent spends at most 1/WATCH_SHARE of its time watching on a machine of many processes.
 WATCH_SHARE = 5
+
+
+#: How an ``ok`` reply's encoding begins (framing.encode of ``["ok", value]``).
+_OK_PREFIX = b'["ok",'
+
+
+@dataclass(frozen=True)
+class Unread:
+    """An ``ok`` reply's value as the worker encoded it, not decoded yet (see Worker.call)."""
+
+    data: memoryview
+
+    def read(self) -> Any:
+        """The value, decoded; FrameError when the bytes are not the plain data a reply is."""
+        if self.data[-1:] != b"]":
+            raise FrameError("the reply does not end as an ok reply ends")
+        return framing.decode(self.data[:-1])
 
 
 @dataclass(frozen=True)
@@ -126,8 +146,8 @@ class TreeOverCap(Exception):
 
     RLIMIT_AS caps each process on its own: three children of 200 MiB each stay under a cap of
     256 MiB apiece. The parent therefore sums the proportional memory of the tree
-    (:func:`contract.containment.procs.tree_memory`) every TREE_TICK s of a call, and between
-    calls at most as often.
+    (:func:`contract.containment.procs.tree_memory`) every TREE_TICK s of a call, and at the
+    start of a call when CALLS_TICK s have passed since the last look.
     """
 
     def __init__(self, used: int, cap: int, memory_mb: int) -> None:
@@ -265,10 +285,11 @@ class Worker:
         self._output_closer: weakref.finalize[..., Any] | None = None
         self._starts = 0
         self._tree_cap: int | None = None
-        self._next_watch = 0.0
+        self._next_watch, self._last_watch = 0.0, -math.inf
         self._seq = _HELLO
         self._closed = False
         self._last_reply: tuple[bytearray, Any] | None = None
+        self._unread = b""
         self.hello: Outcome | None = None
 
     @property
@@ -302,9 +323,14 @@ class Worker:
         return self.hello
 
     def call(
-        self, request: Any, *, timeout: float | None = None, reply_limit: int | None = None
+        self, request: Any, *, timeout: float | None = None, reply_limit: int | None = None,
+        unread: bytes = b"",
     ) -> Outcome:
         """Runs the task on `request` in the child; whatever the task does, returns an Outcome.
+
+        ``unread``: a value whose encoding starts with these bytes is not decoded here: the
+        Outcome's value is an :class:`Unread` that decodes it when asked (a large reply that
+        the caller may never look at costs no decoding).
 
         Raises only for the caller's own faults: a closed worker, a bad timeout or limit, or a
         request that is not plain data (TypeError, ValueError).
@@ -318,6 +344,7 @@ class Worker:
             return _failed_restart(self.hello)
         self._trim_output()
         started = time.perf_counter()
+        self._unread = unread
         try:
             return self._exchange(child, data, limit, cap, started)
         except BaseException:
@@ -378,6 +405,8 @@ class Worker:
         """The decoded reply to request `seq`; FrameClosed when the child died instead,
         TreeOverCap when its process tree outgrew the memory cap while it worked."""
         others = [] if child.pidfd is None else [child.pidfd]
+        if time.monotonic() < self._last_watch + CALLS_TICK:  # looked a moment ago
+            self._next_watch = max(self._next_watch, time.monotonic() + TREE_TICK)
         while True:
             self._watch_tree(child)
             wait = deadline - time.monotonic()
@@ -396,7 +425,10 @@ class Worker:
     def _decoded(self, payload: bytearray) -> Any:
         """The decoded reply; the very object decoded last time when the bytes are the same as
         last time (a rerun of the same input, as ``deterministic`` asks): not decoded again, and
-        the caller can tell by identity that nothing changed. Replies are never mutated."""
+        the caller can tell by identity that nothing changed. Replies are never mutated. An
+        ``ok`` reply whose value begins with the call's ``unread`` bytes is left to Unread."""
+        if self._unread and payload.startswith(_OK_PREFIX + self._unread):
+            return ["ok", Unread(memoryview(payload)[len(_OK_PREFIX):])]
         last = self._last_reply
         if last is not None and last[0] == payload:
             return last[1]
@@ -409,7 +441,7 @@ class Worker:
         every process of the tree is killed and TreeOverCap raised."""
         if self._tree_cap is None or time.monotonic() < self._next_watch:
             return
-        began = time.monotonic()
+        began = self._last_watch = time.monotonic()
         used, pids = procs.tree_memory(child.pid, adopter=reaper.adopter(),
                                        known=set(reaper.registered()))
         spent = time.monotonic() - began
@@ -504,7 +536,7 @@ class Worker:
         """Forks the child with its two pipes; the parent's ends are non-blocking."""
         reaper.undumpable()  # the plugin cannot open this process's /proc/PID/mem or fd
         self._tree_cap = self._cap_for_tree()
-        self._next_watch = 0.0
+        self._next_watch, self._last_watch = 0.0, -math.inf
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         parent_pid, pdeathsig = os.getpid(), _pdeathsig_setter()

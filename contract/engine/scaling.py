@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING
 from contract.containment.worker import Outcome
 from contract.generation.families import FAMILIES, PATHOLOGICAL
 from contract.spec.model import Config, Violation
+from contract.transport.base import parsed
 from contract.transport.messages import Timed, TimedFamily
 
 if TYPE_CHECKING:
@@ -371,7 +372,7 @@ class _Measuring:
             if not self.verify(size, outcome):
                 return None
         elif size not in self.replies:
-            self.replies[size] = outcome  # checked if it is fitted (verify_fitted)
+            self.replies[size] = outcome  # checked if it is the largest (verify_largest)
         return timed.seconds if isinstance(timed, Timed) else None
 
     def verify(self, size: int, outcome: Outcome) -> bool:
@@ -380,21 +381,20 @@ class _Measuring:
         if self.check is None or (size in self.checked and outcome.ok):
             return outcome.ok
         self.checked.add(size)
-        found = self.check(FAMILIES[self.family](size), self.config, outcome)
+        found = self.check(FAMILIES[self.family](size), self.config, parsed(outcome))
         if found:
             self.broken = self._shrunk(size, found)
         return not found
 
-    def verify_fitted(self) -> bool:
-        """Check the chunks of every size the verdict rests on (the fitted ones, else the
-        largest finished); False if one broke a rule."""
+    def verify_largest(self) -> bool:
+        """Check the chunks of the largest size that finished (the one the verdict rests on
+        most: a plugin that answers a large document with cheap garbage fails there); False
+        if it broke a rule. The sizes between CHECKED and it are never parsed."""
         timing = self.timing()
-        last = (timing.finished - 1,) if timing.finished else ()
-        for k in timing.fitted or last:
-            size = self.planned[k]
-            if size in self.replies and not self.verify(size, self.replies.pop(size)):
-                return False
-        return True
+        if not timing.finished:
+            return True
+        size = self.planned[timing.finished - 1]
+        return size not in self.replies or self.verify(size, self.replies.pop(size))
 
     def _shrunk(self, size: int, found: list[Violation]) -> Broken:
         """The smallest size of this family found to break the same rule (bisected)."""
@@ -416,7 +416,7 @@ class _Measuring:
     @staticmethod
     def _untimed(outcome: Outcome) -> Outcome:
         if outcome.ok and isinstance(outcome.value, Timed):
-            return Outcome("ok", outcome.value.reply, elapsed=outcome.elapsed)
+            return parsed(Outcome("ok", outcome.value.reply, elapsed=outcome.elapsed))
         return outcome
 
     def next_size(self) -> float | str | None:
@@ -534,14 +534,26 @@ def measure(worker: Transport, family: str, *, timeout: float, config: Config = 
                 continue
             if verdict:
                 return _verified(state, failed=verdict == "failed")
-        if state.timing().settled or not _plan_next(state, most):
+        if _settled(state) or not _plan_next(state, most):
             break
     return _verified(state)
 
 
+def _settled(state: _Measuring) -> bool:
+    """The trend is settled linear; a last doubling a little too steep to settle it (under
+    SLOPE: no growth worth confirming) is timed once more first, keeping the least, since load
+    only ever adds time to a measurement."""
+    timing = state.timing()
+    if timing.settled or timing.exponent is None or not LINEAR[1] < timing.last_step <= SLOPE:
+        return timing.settled
+    if state.repeats[-1] > 1 or timing.largest >= FLOOR:
+        return False
+    return _retime(state, timing.fitted[-1:]) and state.timing().settled
+
+
 def _verified(state: _Measuring, *, failed: bool = False) -> Timing:
     """The measurement, once the chunks its verdict rests on are checked."""
-    if not failed and not state.verify_fitted():
+    if not failed and not state.verify_largest():
         failed = True
     return state.timing(failed=failed)
 

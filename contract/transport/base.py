@@ -33,10 +33,12 @@ reply with ``request.reply_from_wire`` so the host sees only checked, typed repl
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
-from contract.containment.worker import DEFAULT_REPLY_LIMIT, Outcome, Worker
+from contract.containment.framing import FrameError
+from contract.containment.worker import DEFAULT_REPLY_LIMIT, Outcome, Unread, Worker
 from contract.transport import cputime
 from contract.transport.loading import checked_hello, describe_failure, hello_of, plugin_setup
 from contract.transport.messages import (
@@ -47,6 +49,8 @@ from contract.transport.messages import (
     Split,
     Timed,
     TimedFamily,
+    Unchecked,
+    split_reply,
 )
 from contract.transport.serving import serve
 from contract.transport.targets import Plugin, TargetError, load_here, load_timeout
@@ -140,12 +144,16 @@ class ForkTransport:
         if not started.ok or pid is None:
             return checked(request, self.worker.call(request.to_wire(), timeout=timeout))
         before = cputime.read(pid)
-        outcome = checked(request, self.worker.call(
-            request.to_wire(), timeout=timeout, reply_limit=self._family_reply_limit(request)))
+        outcome = self.worker.call(request.to_wire(), timeout=timeout, unread=_CHUNKS_PREFIX,
+                                   reply_limit=self._family_reply_limit(request))
+        seconds = cputime.spent(before, cputime.read(pid))
+        if outcome.ok and isinstance(outcome.value, Unread):
+            outcome = replace(outcome, value=Unchecked(_reader(outcome.value)))
+        else:
+            outcome = checked(request, outcome)
         if not outcome.ok or self._pid() != pid:
-            return outcome
-        return replace(outcome, value=Timed(cputime.spent(before, cputime.read(pid)),
-                                            outcome.value))
+            return parsed(outcome)
+        return replace(outcome, value=Timed(seconds, outcome.value))
 
     def _family_reply_limit(self, request: TimedFamily) -> int | None:
         """A family's document is built in the worker, so its size (4 bytes a character at
@@ -223,6 +231,38 @@ def checked(request: Request, outcome: Outcome) -> Outcome:
     return Outcome("ok", reply, elapsed=outcome.elapsed)
 
 
+#: How a split's list of chunks begins on the wire: left unread by the worker (see Unchecked).
+_CHUNKS_PREFIX = b'["chunks",'
+
+
+def _reader(unread: Unread) -> Callable[[], Chunks]:
+    """Parses and checks a split reply the worker left unread (MalformedReply if it is bad)."""
+
+    def read() -> Chunks:
+        try:
+            value = unread.read()
+        except FrameError as exc:
+            raise MalformedReply(str(exc)) from None
+        reply = split_reply(value)
+        if not isinstance(reply, Chunks):
+            raise MalformedReply("a list of chunks that is not one")
+        return reply
+
+    return read
+
+
+def parsed(outcome: Outcome) -> Outcome:
+    """``outcome`` with a list of chunks that arrived unparsed (:class:`Unchecked`) parsed and
+    checked; chunks that are no valid reply make it a ProtocolError, as any other call's."""
+    if not isinstance(outcome.value, Unchecked):
+        return outcome
+    try:
+        return replace(outcome, value=outcome.value.read())
+    except MalformedReply as exc:
+        message = f"the worker sent {exc}, not a valid reply"
+        return Outcome("error", None, "ProtocolError", message, "", outcome.elapsed)
+
+
 def _plain(value: Any) -> Any:
     """Tuples as lists, as they arrive from a worker (the replies are otherwise plain)."""
     if isinstance(value, tuple | list):
@@ -237,4 +277,6 @@ def _first_line(exc: BaseException) -> str:
         return f"<unprintable {type(exc).__name__}>"
 
 
-__all__ = ["DEFAULT_REPLY_LIMIT", "ForkTransport", "InProcessTransport", "Transport", "checked"]
+__all__ = [
+    "DEFAULT_REPLY_LIMIT", "ForkTransport", "InProcessTransport", "Transport", "checked", "parsed",
+]

@@ -30,6 +30,7 @@ field, and ``bare``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,7 +89,17 @@ class Timed:
     plugin's process (``contract.transport.cputime``): the plugin cannot rewrite them."""
 
     seconds: float
-    reply: Chunks | Raised | WrongType
+    reply: Chunks | Raised | WrongType | Unchecked
+
+
+@dataclass(frozen=True)
+class Unchecked:
+    """A list of chunks that arrived but was not parsed: parsing and checking a large
+    document's chunks costs the host more than the split cost the plugin, so the scaling
+    probe reads only the ones its verdict rests on. ``read()`` parses and checks them now:
+    the :class:`Chunks`, or MalformedReply."""
+
+    read: Callable[[], Chunks]
 
 
 @dataclass(frozen=True)

@@ -3,16 +3,21 @@ nothing it computes thrown away (a probe call that breaks a rule is that rule's 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from contract.containment.worker import Outcome
 from contract.engine import scaling
 from contract.engine.runner import RunSettings, run
 from contract.engine.session import Session
+from contract.spec.model import Violation
 from contract.spec.registry import registry
 from contract.transport.base import ForkTransport
 from contract.transport.loading import load
+from contract.transport.messages import Chunks, Timed, TimedFamily, Unchecked
 from tests.scale.test_scaling import _measured, _Modelled
 
 HERE = Path(__file__).resolve().parent
@@ -160,3 +165,76 @@ def test_a_hang_on_every_probe_document_is_terminates() -> None:
                     checked=True, timeout=0.5)
     assert "terminates" in probed.broken
     assert "no answer within" in probed.broken["terminates"].violations[0].message
+
+
+# ------------------------------------------------------- what the probe parses and re-times
+
+
+class _Unparsed(_Modelled):
+    """Replies left unparsed, as a fork worker leaves a family's chunks; notes each parse."""
+
+    def __init__(self, cpu: Callable[[int], float], spike: dict[int, float] | None = None):
+        super().__init__(cpu)
+        self.parsed: list[int] = []
+        self.spike = spike or {}
+
+    def call(self, request: TimedFamily, *, timeout: float) -> Outcome:
+        first = all(s != request.size for s, _ in self.calls)
+        outcome = super().call(request, timeout=timeout)
+        if not outcome.ok:
+            return outcome
+        seconds = outcome.value.seconds * (self.spike.get(request.size, 1.0) if first else 1.0)
+        return Outcome("ok", Timed(seconds, Unchecked(partial(self._read, request.size))))
+
+    def _read(self, size: int) -> Chunks:
+        self.parsed.append(size)
+        return Chunks([])
+
+
+def _checker(seen: list[int], bad_from: int | None = None) -> scaling.Checker:
+    def check(document: str, config: object, outcome: Outcome) -> list[Violation]:
+        assert outcome.ok and isinstance(outcome.value, Chunks)  # parsed before checking
+        seen.append(len(document))
+        broken = bad_from is not None and len(document) >= bad_from
+        return [Violation("no_lost_text", "garbage")] if broken else []
+
+    return check
+
+
+def test_only_small_sizes_and_the_largest_are_parsed_and_checked() -> None:
+    model, seen = _Unparsed(lambda n: n * 5e-8), []
+    timing = scaling.measure(model, "newlines only", timeout=2.0, check=_checker(seen))
+    largest = timing.sizes[-1]
+    assert largest > 4 * scaling.CHECKED and not timing.failed
+    expected = [n for n in timing.sizes if n <= scaling.CHECKED] + [largest]
+    assert model.parsed == expected and seen == expected
+
+
+def test_garbage_at_the_largest_size_breaks_a_rule_there() -> None:
+    """A plugin that answers large documents fast with wrong chunks is caught by its chunks:
+    the size its linear verdict rests on is always checked."""
+    model, seen = _Unparsed(lambda n: n * 5e-8), []
+    timing = scaling.measure(model, "newlines only", timeout=2.0,
+                             check=_checker(seen, bad_from=100_000))
+    assert timing.failed and timing.broken is not None
+    assert timing.broken.violations[0].invariant == "no_lost_text"
+    assert scaling.CHECKED < timing.broken.size <= timing.sizes[-1]
+
+
+def test_a_slightly_steep_doubling_is_timed_again_before_growing_on() -> None:
+    """Linear, but one size's first call took 1.4 times its time (load): it is timed again
+    and the trend settles there, instead of growing the document further."""
+    linear = _Unparsed(lambda n: n * 2e-7)
+    settled_at = scaling.measure(linear, "newlines only", timeout=2.0).sizes[-1]
+    noisy = _Unparsed(lambda n: n * 2e-7, spike={settled_at: 1.4})
+    timing = scaling.measure(noisy, "newlines only", timeout=2.0)
+    assert timing.settled and timing.sizes[-1] == settled_at
+    assert timing.repeats[-1] == 2
+
+
+def test_a_quadratic_doubling_is_not_timed_again_before_it_is_suspect() -> None:
+    model = _Unparsed(lambda n: (n / 25_000) ** 2 * 0.002)
+    timing = scaling.measure(model, "newlines only", timeout=2.0)
+    assert timing.superlinear
+    below_floor = [k for k, t in enumerate(timing.seconds) if t is not None and t < scaling.FLOOR]
+    assert all(timing.repeats[k] == 1 for k in below_floor[:-1])

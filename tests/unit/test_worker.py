@@ -650,3 +650,30 @@ def test_forked_copies_of_the_worker_are_not_counted_twice() -> None:
         for pid in outcome.value:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs Linux /proc")
+def test_fast_calls_look_at_the_tree_once_per_calls_tick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of fast calls scans /proc at most once per CALLS_TICK, and a call that starts
+    after CALLS_TICK without a look is looked at first."""
+    from contract.containment import procs
+    from contract.containment import worker as worker_module
+
+    looks: list[float] = []
+    real = procs.tree_memory
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        looks.append(time.monotonic())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(procs, "tree_memory", counted)
+    with Worker(echo, memory_mb=256, timeout=20) as worker:
+        began = time.monotonic()
+        while time.monotonic() < began + 1.0:  # a second of fast calls
+            assert worker.call("fast").ok
+        spent = time.monotonic() - began
+        assert 1 <= len(looks) <= spent / worker_module.CALLS_TICK + 2, (len(looks), spent)
+        time.sleep(worker_module.CALLS_TICK)
+        before = len(looks)
+        assert worker.call("again").ok
+        assert len(looks) == before + 1
