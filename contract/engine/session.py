@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from contract.containment.worker import Outcome
@@ -38,8 +38,21 @@ class Observation:
     document: Any
     config: Config
     violations: list[Violation] = field(default_factory=list)
-    records: list[dict[str, Any]] | None = None
+    given_records: InitVar[list[dict[str, Any]] | None] = None
     exercised: set[str] = field(default_factory=set)
+    #: The chunks returned; their records (``records``) are built only when asked for: most
+    #: observations are clean and never reported.
+    chunks: Sequence[Chunk] | None = None
+
+    def __post_init__(self, given_records: list[dict[str, Any]] | None) -> None:
+        self._records = given_records
+
+    @property
+    def records(self) -> list[dict[str, Any]] | None:
+        """The chunks as records (reports, reproducers, the fresh interpreter's comparison)."""
+        if self._records is None and self.chunks is not None:
+            self._records = [c.as_record() for c in self.chunks]
+        return self._records
 
     def of(self, invariant_id: str) -> list[Violation]:
         return [v for v in self.violations if v.invariant == invariant_id]
@@ -123,8 +136,11 @@ class Session:
         *,
         only: str | None = None,
         timeout: float | None = None,
+        rerun: bool = True,
     ) -> Observation:
-        """Call the plugin on ``document`` with ``config`` and check the result."""
+        """Call the plugin on ``document`` with ``config`` and check the result. ``rerun=False``
+        leaves out the rules that call the plugin a second time on the same input
+        (``deterministic``): for inputs played in bulk where other inputs judge that rule."""
         if getattr(self.transport, "needs_valid_unicode", False):
             document = valid_unicode(document)  # what goes out of process (SPEC §8)
         seen = Observation(document, config)
@@ -138,11 +154,13 @@ class Session:
             # them when only engine rules were selected (--only config_validation).
             checked = [r for r in self.rules if not r.engine]
             rules = self.rules if checked else self.applicable
+        if not rerun:
+            rules = [r for r in rules if "rerun" not in r.needs]
         if timeout is None and self.hangs:
             timeout = self.quick_timeout()
         try:
             chunks = self.call(document, config, timeout=timeout)
-            seen.records = [c.as_record() for c in chunks]
+            seen.chunks = chunks
             seen.violations = self._check(document, config, chunks, rules, seen.exercised)
         except PluginFailure as failure:
             seen.violations = [failure.violation]
@@ -170,7 +188,7 @@ class Session:
             seen.violations = [_as_range_violation(seen.config, self.plugin.declarations,
                                                    failure.violation.message)]
             return seen
-        seen.records = [c.as_record() for c in chunks]
+        seen.chunks = chunks
         accepted = f"it returned {len(chunks)} chunk(s)"
         seen.violations = [_as_range_violation(seen.config, self.plugin.declarations, accepted)]
         return seen
