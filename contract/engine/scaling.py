@@ -12,10 +12,14 @@ document. Every family applies to every text plugin.
 process group, threads and reaped children included; an ``exec:`` child's tree or cgroup),
 never by the plugin's process, so a plugin that rewrites its clock cannot fake it. The chunks
 come back and are checked against the host's own copy of the document like any other call's
-(the rules that would call the plugin again left out): a plugin that builds another document
-breaks a rule, and a call that raises, crashes or breaks a rule on a probe document is a
-finding of that rule (:class:`Broken`), shrunk to the smallest size of its family that still
-fails, never a lost timing.
+(the rules that would call the plugin again left out) at every size up to ``CHECKED`` and at
+the largest size measured, the one a verdict rests on most; the sizes between arrive unparsed
+(:class:`~contract.transport.messages.Unchecked`) and are never decoded, since parsing and
+checking them would cost the host more than the split cost the plugin. A plugin that builds
+another document, or answers a large one fast with wrong chunks, breaks a rule; a call that
+raises, crashes or breaks a rule on a probe document is a finding of that rule
+(:class:`Broken`), shrunk to the smallest size of its family that still fails, never a lost
+timing.
 
 **Sizes.** A family starts small (``SIZES[0]``, 3,125 characters) and doubles until its trend
 is settled: linear (:attr:`Timing.settled`) or confirmed superlinear, at most to 6.4M
@@ -25,6 +29,9 @@ is linear: times that small are decided by caches and the scheduler, not by the 
 
 **Verdict.** The trend is the exponent of a log-log fit over the last ``FIT`` sizes that took
 at least ``MEASURABLE`` seconds (three at least: one pair cannot tell growth from noise).
+A doubling a little too steep to settle the trend (an exponent between ``LINEAR``'s upper bound
+and ``SLOPE``) is timed once more before the family grows on, keeping the least: load only
+ever adds time, and one noisy size must not double the probe's cost.
 Linear is 1, quadratic 2; growth is reported above ``SLOPE`` (x8 the time for x4 the input),
 and only when the largest size took at least ``FLOOR`` CPU seconds. A suspect is confirmed
 before it is reported: its largest size is timed again, it grows one more doubling where its
@@ -109,8 +116,8 @@ EXTRA_REALISTIC = 4
 #: CPU seconds of the plugin after which no further family is started (a timeout counts as
 #: its wait): room for every family of a quadratic chunker to be confirmed at FLOOR.
 BUDGET = 60.0
-#: Sizes up to this many characters are checked on every call; larger ones only where the
-#: verdict rests on them (checking every size would cost the host more than the plugin).
+#: Sizes up to this many characters are checked on every call; larger ones only at the largest
+#: size measured (checking every size would cost the host more than the plugin).
 CHECKED = 12_500
 #: Sizes tried while shrinking a broken family's document to its smallest failing size.
 BISECTIONS = 12

@@ -267,7 +267,7 @@ class _Recorder:
         self.calls: list[tuple[Any, Config]] = []
         self.plugin = Plugin("recorder", None, Declarations())  # no declared ranges
 
-    def observe(self, document: Any, config: Config) -> Observation:
+    def observe(self, document: Any, config: Config, **options: Any) -> Observation:
         self.calls.append((document, config))
         return Observation(document, config)
 
