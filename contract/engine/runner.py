@@ -425,10 +425,12 @@ def _explore(
                 continue  # a saved failure that is also a corpus probe: one call is enough
             found.note(case, session.observe(*case))
             found.asked += 1
+            _progress(found, step, config, emit)
     if plan is not None:
         with clock.phase("covering schedule"):
             found.coverage = _play(session, plan, started + config.schedule_budget, found, emit,
-                                   config.max_examples)
+                                   config.max_examples,
+                                   lambda: _progress(found, step, config, emit))
     emit(RunPhase("exploring", found.asked + config.max_examples,
                   max(0.0, deadline - time.monotonic())))
 
@@ -447,9 +449,7 @@ def _explore(
             and len(found.samples) < crossrun.SAMPLES
         ):
             found.samples.append(seen)
-        if found.examples % step == 0:
-            gating = tuple(r for r in found.first if r not in config.waived)
-            emit(Progress(found.examples, config.max_examples, gating))
+        _progress(found, step, config, emit)
 
     found.asked += config.max_examples
     try:
@@ -464,6 +464,13 @@ def _explore(
     return found
 
 
+def _progress(found: _Explored, step: int, config: RunSettings, emit: Listener) -> None:
+    """Every ``step`` examples: how many were checked, and the rules that gate so far."""
+    if found.examples % step == 0:
+        gating = tuple(r for r in found.first if r not in config.waived)
+        emit(Progress(found.examples, config.max_examples, gating))
+
+
 def _play(
     session: Session,
     plan: Schedule,
@@ -471,6 +478,7 @@ def _play(
     found: _Explored,
     emit: Listener,
     generated: int,
+    progress: Callable[[], None] = lambda: None,
 ) -> Coverage:
     """Play the covering schedule in order, until its end or its own deadline (later than the
     generated examples' on a busy machine: see RunSettings.schedule_seconds)."""
@@ -488,6 +496,7 @@ def _play(
             # per schedule case would double the schedule's cost and find nothing they miss
             found.note(case, session.observe(*case, rerun=False))
             found.asked += 1
+            progress()
         played += 1
     return plan.coverage(played)
 

@@ -148,13 +148,16 @@ class ProgressBar:
         return " ".join(parts)
 
     def time_left(self) -> float | None:
-        """Seconds left: the budget's remainder, or an estimate from the rate so far."""
+        """Seconds left: an estimate from the rate so far, at most the budget's remainder (a
+        budget is a cap, not a forecast: a phase of one second is not shown as minutes)."""
         elapsed = self.clock() - self.started
+        cap = None
         if self.budget_s is not None:
-            return max(0.0, self.budget_s - (self.clock() - self.budget_from))
-        if not self.total or self.done <= 0 or elapsed <= 0:
-            return None
-        return elapsed * (self.total - self.done) / self.done
+            cap = max(0.0, self.budget_s - (self.clock() - self.budget_from))
+        if not self.total or not 0 < self.done < self.total or elapsed <= 0:
+            return cap  # no rate yet, or the examples are done (shrinking, measuring)
+        estimate = elapsed * max(0, self.total - self.done) / self.done
+        return estimate if cap is None else min(cap, estimate)
 
     def _count(self) -> str:
         count = self.done if self.total is None else self.total

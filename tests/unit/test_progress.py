@@ -71,7 +71,8 @@ def test_a_terminal_redraws_one_line_in_place_with_a_bar() -> None:
     text = out.getvalue()
     assert "\n" not in text
     assert text.count("\r\x1b[2K") == 5  # four redraws and the final clear
-    assert "[###############-----] 3/4 examples · exploring · 57 s left" in text
+    # 3 of 4 in 3 s: 1 s left by the rate (the 60 s budget is only a cap)
+    assert "[###############-----] 3/4 examples · exploring · 1 s left" in text
 
 
 def test_a_terminal_is_not_redrawn_faster_than_ten_times_a_second() -> None:
@@ -167,7 +168,8 @@ def test_a_run_in_a_log_names_every_phase_the_violations_and_the_budget_left() -
     assert lines[0] == "checking t.py:split: 0/30 examples · seed corpus · 45 s left"
     assert lines[1] == "checking t.py:split: 0/40 examples · covering schedule · 44 s left"
     assert "exploring · 40 s left" in lines[2]
-    assert any("25/40 examples · exploring · 1 violation · 39 s left" in line for line in lines)
+    # 25 of 40 in 4 s: 2 s left by the rate, under the budget's 39 s
+    assert any("25/40 examples · exploring · 1 violation · 2 s left" in line for line in lines)
     assert any("· measuring scales_linearly" in line for line in lines)
     assert any("· fresh-interpreter rerun" in line for line in lines)
     assert any("shrinking no_lost_text · 1 violation · 10 s left" in line for line in lines)
@@ -220,3 +222,31 @@ def test_a_stopped_run_clears_its_bar_on_close() -> None:
     _feed(progress, _events("t.py:split", clock)[:4], clock)
     progress.close()
     assert out.getvalue().endswith("\r\x1b[2K") and progress.bar is None
+
+
+def test_a_budget_caps_the_time_left_but_a_fast_phase_shows_its_rate() -> None:
+    """A phase may take 3 min at most; at 10 of 100 examples after 1 s, 9 s are left, not 3 min."""
+    out, clock = io.StringIO(), Clock()
+    progress = bar(out, clock, total=100, tty=False, budget_s=180.0)
+    clock.now = 1.0
+    progress.update(done=10)
+    assert progress.time_left() == pytest.approx(9.0)
+    slow = bar(io.StringIO(), clock, total=100, tty=False, budget_s=5.0)
+    clock.now = 11.0
+    slow.update(done=1)
+    assert slow.time_left() == 0.0  # the budget is spent: the cap, not the 990 s estimate
+
+
+def test_the_count_moves_through_the_corpus_and_the_schedule() -> None:
+    from contract.engine.runner import RunSettings, run
+
+    seen: list[object] = []
+    run("reference_chunkers/fixed.py:split", RunSettings(max_examples=20, seed=1, measure=False),
+        on_event=seen.append)
+    before = []
+    for event in seen:
+        if isinstance(event, RunPhase) and event.name == "exploring":
+            break
+        before.append(event)
+    counts = [e.examples for e in before if isinstance(e, Progress)]
+    assert len(counts) > 10 and counts == sorted(counts) and counts[-1] > 200
