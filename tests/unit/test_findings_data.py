@@ -62,6 +62,18 @@ def test_a_valid_file_loads_with_its_shared_cause(tmp_path: Path) -> None:
     assert not shared.matches("chunk[0] [0:3) is 3 chars > max_size 2")
 
 
+def test_diagnoses_are_the_shared_causes_then_the_findings_own(tmp_path: Path) -> None:
+    """The patterns that describe a finding's cause: its shared cause's, then its own; none by
+    default (no pattern describes the cause)."""
+    text = (CAUSE.replace('"""the shared cause"""',
+                          '"""the shared cause"""\ndiagnoses = ["offsets_from_find"]')
+            + GOOD.replace("expect = 'is whitespace-only'",
+                           "expect = 'is whitespace-only'\ndiagnoses = [\"overlap_on_top\"]"))
+    found = load(write(tmp_path, "lib.toml", text), **KNOWN)
+    assert found[("a-one", "non_empty")].diagnoses == ("offsets_from_find", "overlap_on_top")
+    assert found[("a-one", "ordered")].diagnoses == ()
+
+
 #: (what is broken, the edit of the valid file, what the error must say).
 BROKEN = [
     (
@@ -129,6 +141,18 @@ BROKEN = [
         "empty adapters",
         ('adapters = ["a-one"]\n', "adapters = []\n"),
         r"finding 2: adapters must be a non-empty list",
+    ),
+    (
+        "unknown diagnosis pattern",
+        ('expect = \'start does not increase\'', 'expect = \'start does not increase\'\n'
+         'diagnoses = ["offsets_by_guess"]'),
+        r"lib\.toml, finding 2: unknown diagnosis pattern\(s\) offsets_by_guess",
+    ),
+    (
+        "diagnoses not a list",
+        ('text = """the shared cause"""', 'text = """the shared cause"""\n'
+         'diagnoses = "offsets_from_find"'),
+        r"lib\.toml, \[causes\.shared\]: diagnoses must be an array of pattern ids",
     ),
     (
         "duplicate pair",

@@ -5,6 +5,7 @@ Every ``*.toml`` file in this folder but ``notes.toml`` holds the findings of on
 
     [causes.lc-start-index]          # a cause shared by several findings, named once
     text = \"\"\"paragraph\"\"\"
+    diagnoses = ["offsets_from_find"]  # the patterns that name this cause (optional)
 
     [[finding]]
     adapters = ["langchain-recursive", "langchain-markdown"]
@@ -15,6 +16,7 @@ Every ``*.toml`` file in this folder but ``notes.toml`` holds the findings of on
     where = "library source that does it"
     docs = ""                        # the citation; required for "documented"
     expect = 'regex'                 # what the reported message must match
+    diagnoses = []                   # optional: the patterns that name its own cause
 
 Each entry was written after reproducing the counterexample by hand and reading the library's
 source at the pinned version. ``expect`` must match the message of every seed that shows the
@@ -23,9 +25,18 @@ that matches the empty string or a one-letter message is refused. ``notes.toml``
 printed under an adapter's section (``[adapters]``), the notes on the contract (``contract``)
 and how the committed evidence was made (``run``: the budget decisions).
 
-The files are validated when loaded: an unknown key, verdict, cause, invariant id or adapter
-name, a bad or loose regex, a missing citation or a duplicate (adapter, invariant) pair is a
-:class:`FindingsError` naming the file and the entry.
+``diagnoses`` lists the diagnosis patterns (:mod:`contract.diagnosis`) that describe a cause:
+the ones a diagnosis of the finding's counterexample may name and be right. A finding's
+acceptable patterns are its shared cause's plus its own; none listed means that no pattern
+describes the cause, so a pattern named there is a wrong diagnosis (naming none is always
+acceptable). bench/bench_diagnosis.py ``--matrix`` holds the diagnoses of the matrix's
+counterexamples to these lists. A pattern is listed where the library's source does what the
+pattern's cause says (``offsets_from_find`` for a ``start_index`` recovered with ``str.find``),
+never because an experiment happened to confirm it.
+
+The files are validated when loaded: an unknown key, verdict, cause, invariant id, adapter name
+or pattern id, a bad or loose regex, a missing citation or a duplicate (adapter, invariant) pair
+is a :class:`FindingsError` naming the file and the entry.
 
 Verdicts:
 
@@ -40,7 +51,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -58,7 +69,7 @@ VERDICTS = {
 }
 
 _REQUIRED = frozenset({"adapters", "invariant", "verdict", "summary", "where", "expect"})
-_OPTIONAL = frozenset({"cause", "explanation", "docs"})
+_OPTIONAL = frozenset({"cause", "explanation", "docs", "diagnoses"})
 #: Messages no reviewed pattern may match: a pattern that does matches anything.
 ARBITRARY_MESSAGES = ("", "x", "0", " ")
 
@@ -79,6 +90,8 @@ class Finding:
     expect: str  # the regex every seed's message must match
     cause: str | None  # the shared cause's id, or None for an explanation of its own
     source: str  # "langchain.toml, finding 3": where it was written
+    #: the diagnosis patterns that describe the cause (the shared cause's, then its own)
+    diagnoses: tuple[str, ...] = ()
 
     def matches(self, message: str) -> bool:
         """Whether ``message`` is the reviewed behaviour."""
@@ -110,6 +123,7 @@ def load(
     files = [p for p in sorted(folder.glob("*.toml")) if p.name != NOTES_FILE]
     tables = {path.name: _read(path) for path in files}
     causes = _causes(tables)
+    named = _cause_diagnoses(tables, known)
     found: dict[tuple[str, str], Finding] = {}
     used: set[str] = set()
     for name, table in tables.items():
@@ -117,6 +131,8 @@ def load(
         for k, entry in enumerate(_entries(table, name), start=1):
             where = f"{name}, finding {k}"
             finding = _finding(entry, where, causes, known)
+            own = _diagnoses(entry, where, known)
+            finding = replace(finding, diagnoses=named.get(finding.cause or "", ()) + own)
             used.update([finding.cause] if finding.cause else [])
             _add(found, entry["adapters"], entry["invariant"], finding)
     _check_used(causes, used)
@@ -158,6 +174,13 @@ class _Known:
     adapters: Collection[str] | None
     invariants: Collection[str] | None
 
+    @property
+    def patterns(self) -> Collection[str]:
+        """The diagnosis patterns a ``diagnoses`` list may name: the registered ones."""
+        from contract.diagnosis import patterns  # lazy: only a diagnoses list needs them
+
+        return set(patterns())
+
     @staticmethod
     def of(adapters: Collection[str] | None, invariants: Collection[str] | None) -> _Known:
         """The given names, or the catalogue's and the registry's."""
@@ -193,9 +216,34 @@ def _causes(tables: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
             if cause in causes:
                 raise FindingsError(f"{where}: cause {cause!r} is already named in {origin[cause]}")
             _expect_type(body, dict, where)
-            _check_keys(body, {"text"}, where)
+            _check_keys(body, {"text", "diagnoses"}, where)
             causes[cause], origin[cause] = _text(body, "text", where), name
     return causes
+
+
+def _cause_diagnoses(
+    tables: Mapping[str, Mapping[str, Any]], known: _Known
+) -> dict[str, tuple[str, ...]]:
+    """The ``diagnoses`` of every named cause (checked by :func:`_causes` for the rest)."""
+    return {
+        cause: _diagnoses(body, f"{name}, [causes.{cause}]", known)
+        for name, table in tables.items()
+        for cause, body in table.get("causes", {}).items()
+    }
+
+
+def _diagnoses(body: Mapping[str, Any], where: str, known: _Known) -> tuple[str, ...]:
+    """A ``diagnoses`` list (default empty): registered pattern ids, each once."""
+    listed = body.get("diagnoses", [])
+    if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
+        raise FindingsError(f"{where}: diagnoses must be an array of pattern ids")
+    unknown = sorted(set(listed) - set(known.patterns)) if listed else []
+    if unknown:
+        raise FindingsError(
+            f"{where}: unknown diagnosis pattern(s) {', '.join(unknown)}; see "
+            "contract.diagnosis.patterns() for the ids"
+        )
+    return tuple(dict.fromkeys(listed))
 
 
 def _entries(table: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
