@@ -389,3 +389,63 @@ def test_a_chunker_keeping_clusters_whole_is_told_to_declare_it() -> None:
     found = _diagnoses(target, [("ab\U0001f44d\U0001f3fd", Config(1, 0))], timeout=10.0)
     assert found["cap_respected"] is not None
     assert found["cap_respected"].pattern == "grapheme_cluster_kept_whole"
+
+
+# --------------------------------------------------------------------- controls of real libraries
+
+
+def _confirms(name: str, probe: Probe) -> bool:
+    """Whether the pattern ``name`` alone confirms itself on ``probe``."""
+    return patterns()[name].confirm(probe) is not None
+
+
+def test_overlap_on_top_needs_a_chunk_that_repeats_its_predecessor() -> None:
+    """A chunk of max_size + overlap that repeats nothing has no overlap on top of it: a merge
+    of windows that also spans the whitespace between them (semchunk) is over the cap only
+    with an overlap, but not by adding one."""
+    def gone_without_overlap(d: str, c: Config) -> tuple[set[str], Any]:
+        return (set() if c.overlap == 0 else {"cap_respected"}), None
+
+    alone = [{"text": "x a"}]
+    assert not _confirms("overlap_on_top", _probe("cap_respected", "x a", Config(2, 1), alone,
+                                                  gone_without_overlap))
+    fresh = [{"text": "ab"}, {"text": "cde"}]
+    assert not _confirms("overlap_on_top", _probe("cap_respected", "ab cde", Config(2, 1),
+                                                  fresh, gone_without_overlap))
+    repeated = [{"text": "ab"}, {"text": "bcd"}]
+    assert _confirms("overlap_on_top", _probe("cap_respected", "abcd", Config(2, 1), repeated,
+                                              gone_without_overlap))
+
+
+def _first_line(document: str) -> list[str]:
+    return document.split("\n", 1)[0].split()
+
+
+def test_header_longer_than_cap_needs_the_cap_to_be_the_cause() -> None:
+    """A chunker that breaks on any first line of several words (a code splitter refusing a
+    line that is not code), or on a first line that repeats a word (offsets found with
+    str.find), breaks on the long header whatever the cap: not the header's budget."""
+    records = [{"text": "t1\nt2\nt3\nbody", "start": 0, "end": 14}]
+
+    def rejects(answer: Callable[[str, Config], bool]) -> bool:
+        probe = _probe("ordered", "t1\nt2\nt3\nbody", Config(4, 0), records,
+                       lambda d, c: ({"ordered"} if answer(d, c) else set(), records))
+        return _confirms("header_longer_than_cap", probe)
+
+    assert not rejects(lambda d, c: len(_first_line(d)) > 1)
+    assert not rejects(lambda d, c: len(set(_first_line(d))) < len(_first_line(d)))
+    assert rejects(lambda d, c: len(d.split("2024\n")[0]) + 5 > c.max_size)
+
+
+def test_find_needs_offsets_the_rule_judges() -> None:
+    """A chunk that reports its lines but no offsets is placed in the text by the contract:
+    a no_lost_text finding there is not the chunker's find() (the lines rule still is)."""
+    lines_only = [{"text": "ab", "line_start": 1, "line_end": 1},
+                  {"text": "ab", "line_start": 1, "line_end": 1}]
+
+    def probe(rule: str) -> Probe:
+        return _probe(rule, "ab\nab", Config(2, 0), lines_only,
+                      lambda d, c: (set() if d[0] != d[3] else {rule}, lines_only))
+
+    assert not _confirms("offsets_from_find", probe("no_lost_text"))
+    assert _confirms("offsets_from_find", probe("line_citations"))
