@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     every = suite()
     names = [] if args.matrix else [n for n in every if not args.only or n in _names(args.only)]
-    load_avg, started = os.getloadavg(), time.monotonic()
+    load_avg, started, commit = os.getloadavg(), time.monotonic(), _commit()
     found = defect_findings(args, every, names) if names else []
     evidence = load_evidence(EVIDENCE)  # by adapter; lone surrogates decoded
     here, missing = installed_adapters(evidence)
@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = matrix_cases(evidence, chosen, _names(args.rules)) if matrix and chosen else []
     found.extend(matrix_findings(cases))
     text = report(found, every, names=len(names), seeds=args.seeds, load=load_avg,
-                  seconds=time.monotonic() - started, argv=argv, missing=missing)
+                  seconds=time.monotonic() - started, argv=argv, missing=missing, commit=commit)
     print(text)
     if not args.no_write:
         RESULTS.write_text(text, encoding="utf-8")
@@ -356,14 +356,14 @@ def _counts(found: list[Finding], every: dict[str, tuple[str, set[str]]]) -> str
 
 def report(found: list[Finding], every: dict[str, tuple[str, set[str]]], *, names: int,
            seeds: int, load: tuple[float, float, float], seconds: float, argv: list[str],
-           missing: set[str]) -> str:
+           missing: set[str], commit: str) -> str:
     """RESULTS-diagnosis.md: provenance, then the defects' and the matrix's tables."""
     defects = [f for f in found if f.source != "matrix"]
     matrix = [f for f in found if f.source == "matrix"]
     head = [
         "# Diagnosis rate (bench/bench_diagnosis.py)", "",
         f"`python bench/bench_diagnosis.py {' '.join(argv)}` on "
-        f"{datetime.date.today().isoformat()}, commit {_commit()}; load average at the start "
+        f"{datetime.date.today().isoformat()}, commit {commit}; load average at the start "
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {seconds:.0f} s here (runs taken from "
         "the detection log not counted).", "",
         "| counterexamples of | counterexamples | diagnosed | wrong |", "|---|---|---|---|",

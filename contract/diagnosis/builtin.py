@@ -62,12 +62,13 @@ def overlap_on_top(probe: Probe) -> str | None:
 
 
 def _repeats_predecessor(probe: Probe, hit: Chunk) -> bool:
-    """Whether ``hit`` begins with what an earlier chunk ends with: the units the overlap
-    repeated (its edge whitespace aside). A first chunk, or one that starts with new text, has
-    no overlap on top of it, whatever its length."""
+    """Whether ``hit`` may begin with the units the overlap repeated: it follows another chunk,
+    and its first ``overlap`` units, if they hold text, end an earlier chunk. A first chunk, or
+    one that starts with new text, has no overlap on top of it, whatever its length. (Units
+    that are only whitespace tell nothing: the earlier chunk may have been stripped.)"""
     head = _prefix(probe, hit.text, probe.config.overlap).strip()
-    return bool(head) and any(c.index < hit.index and c.text.rstrip().endswith(head)
-                              for c in probe.chunks)
+    earlier = [c for c in probe.chunks if c.index < hit.index]
+    return bool(earlier) and (not head or any(c.text.rstrip().endswith(head) for c in earlier))
 
 
 def _prefix(probe: Probe, text: str, units: int) -> str:
@@ -94,9 +95,14 @@ def grapheme_cluster_kept_whole(probe: Probe) -> str | None:
                 and (_size(probe, c.text.strip()) or 0) > cap), None)
     if hit is None or not isinstance(doc, str) or probe.fails(_CLUSTER.sub(_base, doc)):
         return None
+    # The control: the same code points' sizes, each its own cluster. A chunker that keeps
+    # clusters whole cuts them now; one that miscounts the unit (characters for bytes) does not.
+    if probe.fails(_CLUSTER.sub(_apart, doc)):
+        return None
     return (f"chunk[{hit.index}] is one grapheme cluster of {_size(probe, hit.text.strip())} "
             f"{_unit(probe)}; with each cluster cut down to its first code point every chunk "
-            "fits the cap")
+            "fits the cap, and so it does with the cluster's code points made clusters of "
+            "their own (same sizes)")
 
 
 _CLUSTER = regex.compile(r"\X")
@@ -108,6 +114,20 @@ def _one_cluster(text: str) -> bool:
 
 def _base(match: regex.Match[str]) -> str:
     return match.group(0)[0]
+
+
+#: A character that is a grapheme cluster of its own, by UTF-8 length.
+_STANDALONE = {1: "x", 2: "\u00df", 3: "\u4e2d", 4: "\U0001d400"}
+
+
+def _apart(match: regex.Match[str]) -> str:
+    """The cluster with every code point after its first replaced by a character of the same
+    UTF-8 length that is a cluster of its own: the same code points and bytes, no cluster
+    (a CRLF, a line end, is kept)."""
+    if match.group(0) == "\r\n":
+        return "\r\n"
+    first, rest = match.group(0)[0], match.group(0)[1:]
+    return first + "".join(_STANDALONE[len(ch.encode("utf-8", "surrogatepass"))] for ch in rest)
 
 
 @pattern(

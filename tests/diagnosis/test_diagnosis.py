@@ -363,7 +363,8 @@ def test_a_linear_chunker_gets_no_growth_diagnosis() -> None:
 def test_a_cluster_over_the_cap_is_named_when_cutting_clusters_down_fixes_it() -> None:
     records = [{"text": "a"}, {"text": "\U0001f44d\U0001f3fd"}]
     probe = _probe("cap_respected", "a\U0001f44d\U0001f3fd", Config(1, 0), records,
-                   lambda d, c: (set() if d == "a\U0001f44d" else {"cap_respected"}, records))
+                   lambda d, c: ({"cap_respected"} if "\U0001f44d\U0001f3fd" in d else set(),
+                                 records))
     found = diagnose(probe)
     assert found is not None and found.pattern == "grapheme_cluster_kept_whole"
     assert "grapheme_integrity" in found.fix
@@ -415,6 +416,24 @@ def test_overlap_on_top_needs_a_chunk_that_repeats_its_predecessor() -> None:
     repeated = [{"text": "ab"}, {"text": "bcd"}]
     assert _confirms("overlap_on_top", _probe("cap_respected", "abcd", Config(2, 1), repeated,
                                               gone_without_overlap))
+    # the overlap repeated only a space, which the earlier chunk lost to strip(): unknown
+    spaced = [{"text": "x"}, {"text": " aa"}]
+    assert _confirms("overlap_on_top", _probe("cap_respected", "x aa", Config(2, 1), spaced,
+                                              gone_without_overlap))
+
+
+def test_a_cluster_is_not_named_when_the_unit_is_miscounted() -> None:
+    """'e' + U+0301 is 2 characters and 3 bytes: a chunker that measures characters where it
+    declares bytes breaks the cap on it, and cutting it to 'e' fixes that, but so it does on
+    'e' + U+00DF (two clusters, the same sizes), which a cluster-keeping chunker would cut."""
+    records = [{"text": "e\u0301"}]
+
+    def bytes_over(d: str, c: Config) -> tuple[set[str], Any]:
+        return ({"cap_respected"} if len(d) <= c.max_size < len(d.encode()) else set()), records
+
+    probe = _probe("cap_respected", "e\u0301", Config(2, 0), records, bytes_over)
+    probe.unit = "bytes"
+    assert not _confirms("grapheme_cluster_kept_whole", probe)
 
 
 def _first_line(document: str) -> list[str]:
