@@ -78,8 +78,13 @@ def test_diagnoses_are_the_shared_causes_then_the_findings_own(tmp_path: Path) -
 BROKEN = [
     (
         "unknown key",
+        ('where = "lib.py, f"', 'where = "lib.py, f"\npriority = "high"'),
+        r"lib\.toml, finding 1: unknown key\(s\) priority",
+    ),
+    (
+        "unknown severity",
         ('where = "lib.py, f"', 'where = "lib.py, f"\nseverity = "high"'),
-        r"lib\.toml, finding 1: unknown key\(s\) severity",
+        r"lib\.toml, finding 1: unknown severity 'high'; use one of abort, unbounded",
     ),
     (
         "unknown top-level key",
@@ -231,6 +236,62 @@ def test_notes_are_validated(tmp_path: Path) -> None:
         notes(tmp_path, adapters={"a-one"})
 
 
+def entry(k: int, **changes: str) -> str:
+    """Finding ``k`` (1 or 2) of the valid file, with keys changed or added."""
+    text = "[[finding]]" + GOOD.split("[[finding]]")[k]
+    for key, value in changes.items():
+        line = f"{key} = {value}\n"
+        text = re.sub(rf"^{key} = .*\n", line, text, flags=re.M) if f"\n{key} =" in text else (
+            text.replace("\nexpect =", f"\n{line}expect =")
+        )
+    return text
+
+
+def test_one_cause_with_two_verdicts_is_a_problem_naming_every_row(tmp_path: Path) -> None:
+    first = entry(1, adapters='["a-two"]')
+    second = entry(1, adapters='["a-one"]', invariant='"ordered"', verdict='"design"')
+    found = load(write(tmp_path, "lib.toml", CAUSE + first + second), **KNOWN)
+    conflicts = findings.verdict_conflicts(found)
+    assert set(conflicts) == {("a-two", "non_empty"), ("a-one", "ordered")}
+    text = conflicts[("a-one", "ordered")]
+    assert "ONE CAUSE, SEVERAL VERDICTS: cause 'shared'" in text
+    assert "bug in a-two / non_empty (lib.toml, finding 1)" in text
+    assert "design in a-one / ordered (lib.toml, finding 2)" in text
+
+
+def test_the_same_where_of_one_invariant_is_one_cause(tmp_path: Path) -> None:
+    """Two findings of one invariant at the same place (backticks and case aside) are one
+    cause; the same place under another invariant may be a different behaviour."""
+    own = entry(2, where='"lib.py, `G`."')
+    other_rule = entry(2, adapters='["a-two"]', invariant='"non_empty"', verdict='"bug"')
+    found = load(write(tmp_path, "lib.toml", own + other_rule), **KNOWN)
+    assert findings.verdict_conflicts(found) == {}
+    same_rule = entry(2, adapters='["a-two"]', verdict='"bug"')
+    (tmp_path / "lib.toml").write_text(own + same_rule, encoding="utf-8")
+    conflicts = findings.verdict_conflicts(load(tmp_path, **KNOWN))
+    assert set(conflicts) == {("a-one", "ordered"), ("a-two", "ordered")}
+    assert "the same where (ordered @ lib.py, g)" in conflicts[("a-two", "ordered")]
+
+
+@pytest.mark.parametrize("verdict", ["design", "disputed"])
+def test_an_abort_labelled_design_or_disputed_is_a_problem(tmp_path: Path, verdict: str) -> None:
+    severe = entry(1, verdict=f'"{verdict}"', severity='"abort"')
+    found = load(write(tmp_path, "lib.toml", CAUSE + severe), **KNOWN)
+    problems = findings.severity_conflicts(found)
+    assert set(problems) == {("a-one", "non_empty"), ("a-two", "non_empty")}
+    assert "severity = 'abort'" in problems[("a-one", "non_empty")]
+    assert f"labelled {verdict!r}" in problems[("a-one", "non_empty")]
+    assert findings.label_problems(found).keys() == problems.keys()
+
+
+def test_an_abort_labelled_bug_or_documented_is_no_problem(tmp_path: Path) -> None:
+    text = CAUSE + entry(1, severity='"abort"') + entry(2, severity='"unbounded"')
+    found = load(write(tmp_path, "lib.toml", text), **KNOWN)
+    assert found[("a-one", "ordered")].severity == "unbounded"
+    assert found[("a-one", "non_empty")].severity == "abort"
+    assert findings.severity_conflicts(found) == {}
+
+
 # --------------------------------------------------------------------------- the shipped files
 
 
@@ -246,20 +307,30 @@ def test_no_shipped_expect_matches_an_arbitrary_message() -> None:
         assert not loose, (name, rule, finding.expect)
 
 
-def test_one_cause_has_one_verdict() -> None:
-    """Findings that share a cause share its verdict: the same behaviour is never a bug for
-    one splitter and documented for another (overlap == size in LangChain)."""
-    verdicts: dict[str, set[str]] = {}
-    for finding in findings.load().values():
-        if finding.cause:
-            verdicts.setdefault(finding.cause, set()).add(finding.verdict)
-    mixed = {cause: v for cause, v in verdicts.items() if len(v) > 1}
-    assert mixed == {}
+def test_one_cause_has_one_verdict_in_the_shipped_findings() -> None:
+    """The same behaviour (a cause id, or one invariant's where) is never a bug in one row and
+    documented or by design in another."""
+    assert findings.verdict_conflicts(findings.load()) == {}
+
+
+def test_no_shipped_finding_plays_down_an_abort_or_unbounded_growth() -> None:
+    found = findings.load()
+    assert findings.severity_conflicts(found) == {}
+    severe = {key: f.verdict for key, f in found.items() if f.severity}
+    assert ("chonkie-fast", "config_validation") in severe
+    assert set(severe.values()) <= set(findings.SEVERE_VERDICTS)
 
 
 def test_langchain_overlap_equal_to_size_is_one_finding_for_every_splitter() -> None:
     found = findings.load()
-    names = ("langchain-recursive", "langchain-character", "langchain-markdown")
+    names = (
+        "langchain-recursive",
+        "langchain-character",
+        "langchain-markdown",
+        "langchain-python",
+        "langchain-markdown-language",
+        "langchain-latex",
+    )
     shared = {id(found[(n, "config_validation")]) for n in names}
     assert len(shared) == 1
     assert found[(names[0], "config_validation")].cause == "lc-overlap-equal"

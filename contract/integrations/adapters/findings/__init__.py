@@ -17,6 +17,7 @@ Every ``*.toml`` file in this folder but ``notes.toml`` holds the findings of on
     docs = ""                        # the citation; required for "documented"
     expect = 'regex'                 # what the reported message must match
     diagnoses = []                   # optional: the patterns that name its own cause
+    severity = "abort"               # only when the call does not return: abort | unbounded
 
 Each entry was written after reproducing the counterexample by hand and reading the library's
 source at the pinned version. ``expect`` must match the message of every seed that shows the
@@ -37,6 +38,25 @@ never because an experiment happened to confirm it.
 The files are validated when loaded: an unknown key, verdict, cause, invariant id, adapter name
 or pattern id, a bad or loose regex, a missing citation or a duplicate (adapter, invariant) pair
 is a :class:`FindingsError` naming the file and the entry.
+
+One cause, one verdict: the findings that name the same ``cause``, and the findings of one
+invariant that give the same ``where`` (compared without backticks, case or spacing), describe
+one behaviour of the library, so they must carry the same verdict in every row
+(:func:`verdict_conflicts`); the reason for the verdict is written once, in the cause or the
+explanation.
+
+``severity`` says what the behaviour does to the caller's process when it is worse than a wrong
+answer or an exception, which no verdict may play down (:func:`severity_conflicts`):
+
+* ``abort``: the process dies (a native abort or panic, a segmentation fault, the interpreter
+  killed by a signal), so one document or config stops a whole ingestion;
+* ``unbounded``: the call allocates memory, or runs, without bound until something kills it.
+
+Such a finding is a ``bug`` or ``documented`` (the documentation warns of it), never ``design``
+or ``disputed``: deliberate code does not abort the process, and no reading of the contract
+makes an abort acceptable. The matrix also checks the field against the evidence: a seed whose
+message says the worker process died needs ``severity = "abort"``, one whose memory grew past
+the cap ``"unbounded"``.
 
 Verdicts:
 
@@ -69,7 +89,14 @@ VERDICTS = {
 }
 
 _REQUIRED = frozenset({"adapters", "invariant", "verdict", "summary", "where", "expect"})
-_OPTIONAL = frozenset({"cause", "explanation", "docs", "diagnoses"})
+_OPTIONAL = frozenset({"cause", "explanation", "docs", "diagnoses", "severity"})
+#: What a behaviour worse than a wrong answer or an exception does to the caller's process.
+SEVERITIES = {
+    "abort": "the process dies (native abort, panic, segmentation fault, fatal signal)",
+    "unbounded": "memory or time grows without bound until the process is killed",
+}
+#: The verdicts a finding with a severity may carry: never one that plays the harm down.
+SEVERE_VERDICTS = ("bug", "documented")
 #: Messages no reviewed pattern may match: a pattern that does matches anything.
 ARBITRARY_MESSAGES = ("", "x", "0", " ")
 
@@ -92,6 +119,7 @@ class Finding:
     source: str  # "langchain.toml, finding 3": where it was written
     #: the diagnosis patterns that describe the cause (the shared cause's, then its own)
     diagnoses: tuple[str, ...] = ()
+    severity: str = ""  # "abort" | "unbounded" | "" (the call returns or raises)
 
     def matches(self, message: str) -> bool:
         """Whether ``message`` is the reviewed behaviour."""
@@ -162,6 +190,70 @@ def notes(folder: Path = FOLDER, *, adapters: Collection[str] | None = None) -> 
 def findings() -> dict[tuple[str, str], Finding]:
     """The shipped findings, loaded once."""
     return load()
+
+
+# ----------------------------------------------------------------------------- consistency
+
+Key = tuple[str, str]
+
+
+def verdict_conflicts(found: Mapping[Key, Finding]) -> dict[Key, str]:
+    """Rows whose finding shares a cause with another row but not its verdict, with why.
+
+    A cause is a ``cause`` id, or one invariant's ``where`` (normalised): the same behaviour
+    of the library is one verdict wherever it shows."""
+    groups: dict[tuple[str, str], list[Key]] = {}
+    for key, finding in found.items():
+        for group in _cause_groups(key[1], finding):
+            groups.setdefault(group, []).append(key)
+    out: dict[Key, str] = {}
+    for (kind, name), keys in groups.items():
+        if len({found[k].verdict for k in keys}) > 1:
+            text = _conflict(kind, name, keys, found)
+            out.update({k: "; ".join(filter(None, [out.get(k), text])) for k in keys})
+    return out
+
+
+def _cause_groups(rule: str, finding: Finding) -> list[tuple[str, str]]:
+    """The causes a finding belongs to: its cause id, and its invariant's normalised where."""
+    where = re.sub(r"\s+", " ", finding.where.replace("`", "")).strip().rstrip(".").lower()
+    named = [("cause", finding.cause)] if finding.cause else []
+    return [*named, ("where", f"{rule} @ {where}")]
+
+
+def _conflict(kind: str, name: str, keys: list[Key], found: Mapping[Key, Finding]) -> str:
+    """One cause's verdicts, each with its rows and findings, for the page and ``--strict``."""
+    by_label: dict[tuple[str, str], list[str]] = {}
+    for adapter, rule in sorted(keys):
+        finding = found[(adapter, rule)]
+        by_label.setdefault((finding.verdict, finding.source), []).append(f"{adapter} / {rule}")
+    labels = "; ".join(
+        f"{verdict} in {', '.join(rows)} ({source})" for (verdict, source), rows in by_label.items()
+    )
+    what = f"cause {name!r}" if kind == "cause" else f"the same where ({name})"
+    return f"ONE CAUSE, SEVERAL VERDICTS: {what} is {labels}"
+
+
+def severity_conflicts(found: Mapping[Key, Finding]) -> dict[Key, str]:
+    """Rows whose finding aborts the process or grows without bound yet is not a bug or
+    documented."""
+    return {
+        key: (
+            f"SEVERITY PLAYED DOWN: {f.source} says severity = {f.severity!r} "
+            f"({SEVERITIES[f.severity]}) but is labelled {f.verdict!r}; such a finding is "
+            f"{' or '.join(SEVERE_VERDICTS)}"
+        )
+        for key, f in found.items()
+        if f.severity and f.verdict not in SEVERE_VERDICTS
+    }
+
+
+def label_problems(found: Mapping[Key, Finding]) -> dict[Key, str]:
+    """Every row whose verdict the findings themselves contradict (cause or severity)."""
+    out = dict(verdict_conflicts(found))
+    for key, text in severity_conflicts(found).items():
+        out[key] = "; ".join(filter(None, [out.get(key), text]))
+    return out
 
 
 # ----------------------------------------------------------------------------- validation
@@ -272,6 +364,12 @@ def _finding(
     docs = _text(entry, "docs", where, required=False)
     if verdict == "documented" and not docs:
         raise FindingsError(f"{where}: a 'documented' finding needs docs = the citation")
+    severity = _text(entry, "severity", where, required=False)
+    if severity and severity not in SEVERITIES:
+        raise FindingsError(
+            f"{where}: unknown severity {severity!r}; use one of {', '.join(SEVERITIES)} "
+            "(or leave it out when the call returns or raises)"
+        )
     return Finding(
         verdict=verdict,
         summary=_text(entry, "summary", where),
@@ -281,6 +379,7 @@ def _finding(
         expect=_pattern(entry, where),
         cause=entry.get("cause"),
         source=where,
+        severity=severity,
     )
 
 
@@ -384,4 +483,16 @@ def _expect_type(value: Any, kind: type, where: str) -> None:
         raise FindingsError(f"{where}: must be {names.get(kind, kind.__name__)}")
 
 
-__all__ = ["VERDICTS", "Finding", "FindingsError", "Notes", "findings", "load", "notes"]
+__all__ = [
+    "SEVERITIES",
+    "VERDICTS",
+    "Finding",
+    "FindingsError",
+    "Notes",
+    "findings",
+    "label_problems",
+    "load",
+    "notes",
+    "severity_conflicts",
+    "verdict_conflicts",
+]
