@@ -23,15 +23,24 @@ EVIDENCE = ROOT / "docs" / "conformance-evidence.json"
 DOC = ROOT / "docs" / "conformance.md"
 
 
-def finding(expect: str, verdict: str = "bug") -> Finding:
+def finding(
+    expect: str, verdict: str = "bug", *, cause: str | None = None, severity: str = ""
+) -> Finding:
     """A finding as the loader makes it."""
     return Finding(
-        verdict, "summary", "explanation", "where", "", expect, None, "t.toml, finding 1"
+        verdict, "summary", "explanation", "where", "", expect, cause, "t.toml, finding 1",
+        severity,
     )
 
 
-def report(violations: dict[str, str], *, passed: tuple[str, ...] = ("ordered",)) -> dict[str, Any]:
-    """A JSON report (SPEC §7) with the given violations (invariant: message)."""
+def report(
+    violations: dict[str, str],
+    *,
+    passed: tuple[str, ...] = ("ordered",),
+    follows: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """A JSON report (SPEC §7) with the given violations (invariant: message); ``follows``
+    maps a violated rule to the rule its violation follows from."""
     items = [
         {
             "id": rule,
@@ -43,6 +52,7 @@ def report(violations: dict[str, str], *, passed: tuple[str, ...] = ("ordered",)
                 "message": message,
                 "chunks": [{"text": " ", "start": 1, "end": 2}],
                 "shrunk": True,
+                "follows_from": (follows or {}).get(rule),
             },
         }
         for rule, message in violations.items()
@@ -109,6 +119,97 @@ def test_a_finding_no_seed_reproduced_is_a_problem() -> None:
         {("semchunk", "ordered"): finding("start does not increase")},
     )
     assert cell.problem and cell.problem.startswith("NOT REPRODUCED")
+
+
+# ---------------------------------------------------------------- what contradicts a cell
+
+SIBLING = "chunk[1] [0:2) follows chunk[0] [0:3): start does not increase"
+
+
+def test_a_violation_that_follows_from_another_rule_shows_its_cause_and_needs_no_finding() -> None:
+    ev = evidence(
+        report({"span_fidelity": "chunk[0] [-1:3): bad", "ordered": SIBLING},
+               passed=(), follows={"ordered": "span_fidelity"}),
+        report({}),
+    )
+    assert ev["runs"][0]["violations"]["ordered"]["follows_from"] == "span_fidelity"
+    cell = review("semchunk", "ordered", ev, {})
+    assert cell.problem is None and cell.follows == "span_fidelity"
+    assert cell_text(cell) == "✗ ← `span_fidelity` 1/2"
+    page, _ = conformance.render({"semchunk": ev}, {}, Notes({}, ()))
+    assert "### `ordered`: follows from `span_fidelity`" in page
+    assert "On seed(s) 1 this follows from `span_fidelity`" in page
+
+
+def test_a_finding_of_its_own_for_a_rule_that_only_follows_is_stale() -> None:
+    ev = evidence(report({"ordered": SIBLING}, passed=(), follows={"ordered": "span_fidelity"}))
+    cell = review("semchunk", "ordered", ev, {("semchunk", "ordered"): finding("increase")})
+    assert cell.problem and cell.problem.startswith("FOLLOWS FROM span_fidelity")
+    assert cell_text(cell) == "✗ ? 1/1"
+
+
+def test_a_seed_that_violates_the_rule_on_its_own_still_needs_a_finding() -> None:
+    ev = evidence(
+        report({"ordered": SIBLING}, passed=(), follows={"ordered": "span_fidelity"}),
+        report({"ordered": SIBLING}, passed=()),
+    )
+    cell = review("semchunk", "ordered", ev, {})
+    assert cell.follows is None and cell.problem and cell.problem.startswith("NOT REVIEWED")
+    mine = {("semchunk", "ordered"): finding("start does not increase")}
+    assert review("semchunk", "ordered", ev, mine).problem is None
+
+
+def test_a_note_that_speaks_of_a_passed_rule_contradicts_the_cell() -> None:
+    ev = evidence(report({"non_empty": WHITESPACE}, passed=("ordered", "overlap_bounded")))
+    reviewed = {("semchunk", "non_empty"): finding("whitespace-only")}
+    note = Notes({"semchunk": "by hand: `overlap_bounded` fails on '  a'; `non_empty` too"}, ())
+    cells = conformance.review_all({"semchunk": ev}, reviewed, note)
+    problem = cells[("semchunk", "overlap_bounded")].problem
+    assert problem and problem.startswith("CONTRADICTED BY A NOTE") and "semchunk" in problem
+    assert cells[("semchunk", "non_empty")].problem is None  # violated: the note agrees
+    assert cells[("semchunk", "ordered")].problem is None  # not named by the note
+    _, problems = conformance.render({"semchunk": ev}, reviewed, note)
+    assert any(p.startswith("semchunk / overlap_bounded: CONTRADICTED") for p in problems)
+
+
+def test_rows_of_one_cause_with_different_verdicts_fail_every_such_cell() -> None:
+    ev = evidence(report({"non_empty": WHITESPACE}))
+    reviewed = {
+        ("semchunk", "non_empty"): finding("whitespace-only", cause="c"),
+        ("text-splitter", "non_empty"): finding("whitespace-only", "design", cause="c"),
+    }
+    cells = conformance.review_all({"semchunk": ev}, reviewed)
+    problem = cells[("semchunk", "non_empty")].problem
+    assert problem and "ONE CAUSE, SEVERAL VERDICTS: cause 'c'" in problem
+    assert "bug in semchunk / non_empty" in problem and "design in text-splitter" in problem
+    assert cell_text(cells[("semchunk", "non_empty")]) == "✗ ? 1/1"
+    _, problems = conformance.render({"semchunk": ev}, reviewed, Notes({}, ()))
+    assert any(p.startswith("text-splitter / non_empty: ONE CAUSE") for p in problems)
+
+
+DIED = (
+    "degenerate config max_size=0, overlap=0 was neither refused with ValueError/TypeError nor "
+    "handled cleanly: [no_crash] the worker process died: worker killed by SIGABRT"
+)
+
+
+@pytest.mark.parametrize(
+    ("severity", "verdict", "problem"),
+    [
+        ("", "bug", "SEVERITY MISSING"),
+        ("unbounded", "bug", "SEVERITY MISSING"),
+        ("abort", "design", "SEVERITY PLAYED DOWN"),
+        ("abort", "bug", None),
+    ],
+)
+def test_a_process_that_died_needs_an_abort_severity_and_a_verdict_that_says_so(
+    severity: str, verdict: str, problem: str | None
+) -> None:
+    ev = evidence(report({"config_validation": DIED}))
+    reviewed = {("semchunk", "config_validation"): finding("neither refused", verdict,
+                                                           severity=severity)}
+    found = conformance.review_all({"semchunk": ev}, reviewed)[("semchunk", "config_validation")]
+    assert (found.problem or "").startswith(problem or "") and bool(found.problem) == bool(problem)
 
 
 def test_the_page_marks_problems_and_strict_fails_on_them(tmp_path: Path) -> None:
@@ -275,8 +376,9 @@ def test_every_adapter_has_evidence_on_five_seeds(committed: dict[str, Any]) -> 
 def test_every_finding_matches_its_recorded_messages(committed: dict[str, Any]) -> None:
     for (name, rule), found in findings.load().items():
         for run in committed.get(name, {}).get("runs", []):
-            if rule in run["violations"]:
-                assert found.matches(run["violations"][rule]["message"]), (name, rule, run["seed"])
+            seen = run["violations"].get(rule)
+            if seen and not seen.get("follows_from"):  # a follower is its cause's finding's
+                assert found.matches(seen["message"]), (name, rule, run["seed"])
 
 
 def test_notes_render_under_their_adapter() -> None:

@@ -22,6 +22,7 @@ Explanations are written by a person who read the library's source, never genera
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
@@ -36,7 +37,7 @@ from typing import Any
 
 from contract import exactjson
 from contract.integrations.adapters import ADAPTERS, BY_NAME, AdapterInfo, findings, library_version
-from contract.integrations.adapters.findings import VERDICTS, Finding, Notes
+from contract.integrations.adapters.findings import VERDICTS, Finding, Notes, label_problems
 from contract.spec.model import escape
 from contract.spec.registry import registry
 from contract.transport.targets import LOAD_TIMEOUT_VAR
@@ -156,6 +157,8 @@ def _violation(found: Mapping[str, Any]) -> dict[str, Any]:
         "config": found.get("config", {}),
         "shrunk": bool(found.get("shrunk")),
     }
+    if found.get("follows_from"):
+        out["follows_from"] = found["follows_from"]
     if isinstance(document, str) and len(document) > DOCUMENT_CHARS:
         out["document"] = document[:DOCUMENT_CHARS]
         out["document_length"] = len(document)
@@ -291,25 +294,54 @@ class Cell:
     seen: int  # seeds on which it was violated
     finding: Finding | None
     problem: str | None
+    #: The rule every seed's violation follows from (SPEC: one cause, one verdict), or None
+    #: when some seed violated this rule on its own.
+    follows: str | None = None
+
+
+#: What the contract's message says when the call killed the process or grew without bound,
+#: and the severity a finding of it must declare (see the findings' schema).
+SEVERE_SIGNS = {"the worker process died": "abort", "memory grew past the": "unbounded"}
 
 
 def review(
     name: str, rule: str, evidence: Mapping[str, Any], findings: Mapping[tuple[str, str], Finding]
 ) -> Cell:
-    """The cell of ``rule`` for adapter ``name``: its status over the seeds and the review."""
+    """The cell of ``rule`` for adapter ``name``: its status over the seeds and the review.
+
+    A seed whose violation follows from another rule's (wrong offsets, a cut character) needs
+    no finding of its own: the cause's finding explains it. When every seed's does, the cell
+    shows the cause instead of a verdict, and a finding of its own is stale."""
     runs = evidence.get("runs", [])
     finding = findings.get((name, rule))
-    messages = [r["violations"][rule]["message"] for r in runs if rule in r["violations"]]
+    found = [r["violations"][rule] for r in runs if rule in r["violations"]]
+    own = [v["message"] for v in found if not v.get("follows_from")]
+    causes = {v["follows_from"] for v in found if v.get("follows_from")}
     statuses = {r["statuses"].get(rule, "skipped") for r in runs}
     examples = sum(int(r["checked"].get(rule, 0)) for r in runs)
-    if messages:
+    if found:
         status = "violated"
     elif not runs:
         status = "not run"
     else:
         status = "skipped" if statuses == {"skipped"} else "passed"
-    problem = _problem(status, finding, messages, len(runs))
-    return Cell(status, examples, len(runs), len(messages), finding, problem)
+    follows = causes.pop() if found and not own and len(causes) == 1 else None
+    problem = (
+        _follower_problem(finding, follows)
+        if follows
+        else _problem(status, finding, own, len(runs))
+    )
+    return Cell(status, examples, len(runs), len(found), finding, problem, follows)
+
+
+def _follower_problem(finding: Finding | None, cause: str) -> str | None:
+    """A finding of its own for a rule whose every violation follows from ``cause``."""
+    if finding is None:
+        return None
+    return (
+        f"FOLLOWS FROM {cause} on every seed: the finding ({finding.source}) explains a "
+        f"violation the contract now attributes to `{cause}`; remove it"
+    )
 
 
 def _problem(status: str, finding: Finding | None, messages: list[str], seeds: int) -> str | None:
@@ -323,12 +355,37 @@ def _problem(status: str, finding: Finding | None, messages: list[str], seeds: i
                 f"REVIEW AGAIN: {len(unmatched)} seed(s) gave a message that the finding's "
                 f"expect {finding.expect!r} does not match: {unmatched[0][:160]!r}"
             )
+        return _severity_problem(finding, messages)
     if status in ("passed", "skipped") and finding is not None:
         return (
             f"NOT REPRODUCED: a finding ({finding.source}) says this is violated, but no seed "
             f"of {seeds} showed it; re-run with a larger budget or remove the finding"
         )
     return None
+
+
+def _severity_problem(finding: Finding, messages: list[str]) -> str | None:
+    """A seed that killed the process (or grew without bound) and a finding that does not say
+    so in its ``severity``."""
+    for sign, severity in SEVERE_SIGNS.items():
+        if any(sign in m for m in messages) and finding.severity != severity:
+            return (
+                f"SEVERITY MISSING: a seed's message says {sign!r}, but the finding "
+                f"({finding.source}) has severity = {finding.severity or 'none'!r}; set "
+                f"severity = {severity!r} (and a verdict that does not play it down)"
+            )
+    return None
+
+
+def _note_problem(cell: Cell, rule: str, note: str | None, name: str) -> str | None:
+    """A ✓ cell whose adapter note names the rule: the note contradicts the cell (a behaviour
+    seen by hand belongs in a finding the evidence reproduces)."""
+    if cell.status != "passed" or not note or f"`{rule}`" not in note:
+        return None
+    return (
+        f"CONTRADICTED BY A NOTE: the cell is ✓ on every seed, but the note of {name} "
+        f"(notes.toml, [adapters]) speaks of `{rule}`; reproduce it (a finding) or drop the note"
+    )
 
 
 def matrix_ids(evidence: Mapping[str, Any]) -> list[str]:
@@ -338,20 +395,38 @@ def matrix_ids(evidence: Mapping[str, Any]) -> list[str]:
 
 
 def review_all(
-    evidence: Mapping[str, Any], findings: Mapping[tuple[str, str], Finding]
+    evidence: Mapping[str, Any],
+    findings: Mapping[tuple[str, str], Finding],
+    notes: Notes | None = None,
 ) -> dict[tuple[str, str], Cell]:
-    """Every cell of the matrix."""
-    ids = matrix_ids(evidence)
-    return {
-        (name, rule): review(name, rule, evidence[name], findings)
-        for name in evidence
-        for rule in ids
-    }
+    """Every cell of the matrix, with what contradicts it: the evidence, another finding of the
+    same cause (or its severity), or the adapter's note."""
+    labels = label_problems(findings)
+    by_adapter = notes.adapters if notes else {}
+    cells = {}
+    for name in evidence:
+        for rule in matrix_ids(evidence):
+            cell = review(name, rule, evidence[name], findings)
+            note = _note_problem(cell, rule, by_adapter.get(name), name)
+            cells[(name, rule)] = _with_problems(cell, labels.get((name, rule)), note)
+    return cells
 
 
-def problems_of(cells: Mapping[tuple[str, str], Cell]) -> list[str]:
-    """Every disagreement between evidence and findings, one line each."""
-    return [f"{name} / {rule}: {c.problem}" for (name, rule), c in cells.items() if c.problem]
+def _with_problems(cell: Cell, *problems: str | None) -> Cell:
+    """``cell`` with further problems added to its own."""
+    if not any(problems):
+        return cell
+    return dataclasses.replace(cell, problem="; ".join(p for p in [cell.problem, *problems] if p))
+
+
+def problems_of(
+    cells: Mapping[tuple[str, str], Cell], findings: Mapping[tuple[str, str], Finding] | None = None
+) -> list[str]:
+    """Every disagreement between evidence and findings, one line each; with ``findings``,
+    also the label problems of rows the matrix has no cell for."""
+    out = [f"{name} / {rule}: {c.problem}" for (name, rule), c in cells.items() if c.problem]
+    rest = {k: v for k, v in label_problems(findings or {}).items() if k not in cells}
+    return out + [f"{name} / {rule}: {text}" for (name, rule), text in sorted(rest.items())]
 
 
 # ----------------------------------------------------------------------------- rendering
@@ -367,6 +442,8 @@ def cell_text(cell: Cell) -> str:
         return "·"
     if cell.status == "not run":
         return "—"
+    if cell.follows and not cell.problem:
+        return f"✗ ← `{cell.follows}` {cell.seen}/{cell.seeds}"
     verdict = _SHORT[cell.finding.verdict] if cell.finding and not cell.problem else "✗ ?"
     return f"{verdict} {cell.seen}/{cell.seeds}"
 
@@ -375,7 +452,7 @@ def render(
     evidence: Mapping[str, Any], findings: Mapping[tuple[str, str], Finding], notes: Notes
 ) -> tuple[str, list[str]]:
     """The page from the evidence and the findings, and the problems found while reviewing."""
-    cells = review_all(evidence, findings)
+    cells = review_all(evidence, findings, notes)
     adapters = [a for a in ADAPTERS if a.name in evidence]
     ids = matrix_ids(evidence)
     shown = [r for r in ids if any(cells[(a.name, r)].status != "skipped" for a in adapters)]
@@ -385,7 +462,7 @@ def render(
     for info in adapters:
         lines += _section(info, evidence[info.name], ids, cells, notes)
     lines += ["## Notes on the contract itself", "", *notes.contract, ""]
-    return "\n".join(lines).rstrip() + "\n", problems_of(cells)
+    return "\n".join(lines).rstrip() + "\n", problems_of(cells, findings)
 
 
 def _values(runs: Iterable[Mapping[str, Any]], key: str) -> str:
@@ -491,7 +568,10 @@ def _matrix(
         "of the n seeds run, with the reviewed verdict: **bug** (contradicts the library's own",
         "documentation or evident intent), **doc** (documented behaviour), **design**",
         "(deliberate in the code, not documented), **disputed** (the contract's rule is arguable",
-        "here; see the notes at the end). **✗ ?**: not reviewed, or not what the review saw.",
+        "here; see the notes at the end). **✗ ← `rule` k/n**: violated only as a consequence of",
+        "`rule`'s violation on that example (offsets that do not hold the chunk's text, or a",
+        "character cut in two): with each chunk placed by its text alone, this invariant held,",
+        "so the verdict is `rule`'s. **✗ ?**: not reviewed, or not what the review saw.",
         "**·**: not applicable (opt-in and not promised, or a field the library never reports).",
         "A seed whose exploration budget ran out checked fewer examples than it asked for; the",
         "counts are those actually checked (each adapter's section lists them per seed).",
@@ -516,15 +596,21 @@ def _summary(
         found = [
             (r, cells[(info.name, r)]) for r in ids if cells[(info.name, r)].status == "violated"
         ]
-        parts = [
-            f"`{rule}` ({c.finding.verdict if c.finding else '?'}): "
-            f"{c.finding.summary if c.finding else 'not reviewed yet'}"
-            for rule, c in found
-        ]
+        parts = [_summary_part(rule, c) for rule, c in found]
         out.append(
             f"- `{info.name}`: " + ("; ".join(parts) if parts else "no violation found") + "."
         )
     return [*out, ""]
+
+
+def _summary_part(rule: str, cell: Cell) -> str:
+    """One violated rule in an adapter's one-line summary."""
+    if cell.follows and not cell.problem:
+        return f"`{rule}` follows from `{cell.follows}`"
+    found = cell.finding
+    return f"`{rule}` ({found.verdict if found else '?'}): " + (
+        found.summary if found else "not reviewed yet"
+    )
 
 
 def _section(
@@ -574,6 +660,8 @@ def _violation_section(rule: str, evidence: Mapping[str, Any], cell: Cell) -> li
     """One violated invariant of one adapter."""
     found = cell.finding
     verdict = VERDICTS[found.verdict] if found else "not reviewed"
+    if cell.follows and not cell.problem:
+        verdict = f"follows from `{cell.follows}`"
     runs = [r for r in evidence["runs"] if rule in r["violations"]]
     smallest = min(runs, key=lambda r: _size(r["violations"][rule]["document"]))
     seeds = ", ".join(str(r["seed"]) for r in runs)
@@ -585,12 +673,27 @@ def _violation_section(rule: str, evidence: Mapping[str, Any], cell: Cell) -> li
     ]
     if cell.problem:
         out += [f"**{cell.problem}.**", ""]
-    if found:
+    out += _follows_lines(rule, runs)
+    if found and not (cell.follows and not cell.problem):
         out += [found.explanation, "", f"Where: {found.where}."]
         if found.docs:
             out += ["", f"Documentation: {found.docs}"]
         out.append("")
     return out
+
+
+def _follows_lines(rule: str, runs: list[dict[str, Any]]) -> list[str]:
+    """Which seeds' violations of ``rule`` follow from another rule's, and what that means."""
+    causes: dict[str, list[str]] = {}
+    for run in runs:
+        cause = run["violations"][rule].get("follows_from")
+        if cause:
+            causes.setdefault(cause, []).append(str(run["seed"]))
+    return [
+        f"On seed(s) {', '.join(seeds)} this follows from `{cause}`: with each chunk placed by its "
+        f"text alone, `{rule}` held, so the cause and its verdict are `{cause}`'s (see there).\n"
+        for cause, seeds in causes.items()
+    ]
 
 
 def _size(document: Any) -> int:
