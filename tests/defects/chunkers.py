@@ -110,6 +110,30 @@ def lines_from_find(document: str, *, max_size: int, overlap: int) -> list[dict[
     return out
 
 
+def lines_from_find_after_previous(
+    document: str, *, max_size: int, overlap: int
+) -> list[str | dict[str, Any]]:
+    """LangChain.js ``createDocuments``: a chunk's lines come from
+    ``text.indexOf(chunk, previousStart + 1)``, and the chunk itself is a bare string.
+
+    When the chunk's text also occurs inside the previous chunk after its start, ``indexOf``
+    finds that copy and the chunk cites its lines (``'aa\\na'`` at size 2: the chunk ``'a'`` is on
+    line 2, cited as line 1). The contract places a bare chunk separately for each rule: the
+    earliest place after the previous start keeps ``line_citations`` (it is where ``indexOf``
+    looked) and the real place keeps ``ordered``, so neither is reported.
+    """
+    _check(max_size, overlap)
+    out: list[str | dict[str, Any]] = []
+    previous = -1
+    for start, end in _windows(document, max_size, overlap):
+        piece = document[start:end]
+        at = document.find(piece, previous + 1)
+        previous = at
+        out.append({"text": piece, "line_start": _line(document, at),
+                    "line_end": _line(document, at + len(piece) - 1)})
+    return out
+
+
 def lines_on_stripped_copy(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
     """Seed 000 bug 2: ``"\\n".join(text.splitlines()).strip()``, then lines with base_line=1.
 
@@ -1061,6 +1085,7 @@ def offsets_only_when_unique(document: str, *, max_size: int, overlap: int) -> l
 DEFECTS: dict[str, str] = {
     # seed 000
     "lines_from_find": "line_citations",
+    "lines_from_find_after_previous": "line_citations",
     "lines_on_stripped_copy": "line_citations",
     "line_end_exclusive": "line_citations",
     "byte_slices_replace": "codepoint_integrity",
