@@ -24,12 +24,17 @@ DOC = ROOT / "docs" / "conformance.md"
 
 
 def finding(
-    expect: str, verdict: str = "bug", *, cause: str | None = None, severity: str = ""
+    expect: str,
+    verdict: str = "bug",
+    *,
+    cause: str | None = None,
+    severity: str = "",
+    by_hand: str = "",
 ) -> Finding:
     """A finding as the loader makes it."""
     return Finding(
         verdict, "summary", "explanation", "where", "", expect, cause, "t.toml, finding 1",
-        severity,
+        severity=severity, by_hand=by_hand,
     )
 
 
@@ -185,6 +190,37 @@ def test_rows_of_one_cause_with_different_verdicts_fail_every_such_cell() -> Non
     assert cell_text(cells[("semchunk", "non_empty")]) == "✗ ? 1/1"
     _, problems = conformance.render({"semchunk": ev}, reviewed, Notes({}, ()))
     assert any(p.startswith("text-splitter / non_empty: ONE CAUSE") for p in problems)
+
+
+HAND = "chunk(' a', 3, 1) gives [(1, 'a'), (1, 'a')]"
+
+
+def test_a_finding_by_hand_turns_a_passed_cell_into_a_violation_shown_as_such() -> None:
+    ev = evidence(report({}), report({}))
+    reviewed = {("semchunk", "ordered"): finding("start does not increase", by_hand=HAND)}
+    cell = review("semchunk", "ordered", ev, reviewed)
+    assert cell.problem is None and cell_text(cell) == "✗ bug by hand"
+    page, problems = conformance.render({"semchunk": ev}, reviewed, Notes({}, ()))
+    assert problems == [] and "### `ordered`: library bug, found by hand" in page
+    assert HAND in page and "`ordered` (bug, by hand): summary" in page
+    assert "Every applicable invariant held" not in page
+
+
+def test_a_finding_by_hand_that_a_seed_now_shows_must_drop_by_hand() -> None:
+    ev = evidence(report({"ordered": SIBLING}, passed=()))
+    reviewed = {("semchunk", "ordered"): finding("start does not increase", by_hand=HAND)}
+    cell = review("semchunk", "ordered", ev, reviewed)
+    assert cell.problem and cell.problem.startswith("NOW FOUND BY THE CONTRACT")
+    assert cell_text(cell) == "✗ ? 1/1"
+
+
+def test_a_note_is_no_substitute_for_a_finding_by_hand() -> None:
+    """The same observation as a note contradicts the ✓; as a finding by hand it does not."""
+    ev = evidence(report({}))
+    note = Notes({"semchunk": f"by hand, `ordered` fails: {HAND}"}, ())
+    reviewed = {("semchunk", "ordered"): finding("start does not increase", by_hand=HAND)}
+    assert conformance.render({"semchunk": ev}, {}, note)[1]
+    assert conformance.render({"semchunk": ev}, reviewed, Notes({}, ()))[1] == []
 
 
 DIED = (

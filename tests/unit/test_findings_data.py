@@ -284,10 +284,17 @@ def test_an_abort_labelled_design_or_disputed_is_a_problem(tmp_path: Path, verdi
     assert findings.label_problems(found).keys() == problems.keys()
 
 
+def test_a_finding_by_hand_keeps_its_direct_call(tmp_path: Path) -> None:
+    text = CAUSE + entry(1) + entry(2, by_hand='"lib.split(\'ab\') gives [\'b\', \'a\']"')
+    found = load(write(tmp_path, "lib.toml", text), **KNOWN)
+    assert found[("a-one", "ordered")].by_hand == "lib.split('ab') gives ['b', 'a']"
+
+
 def test_an_abort_labelled_bug_or_documented_is_no_problem(tmp_path: Path) -> None:
     text = CAUSE + entry(1, severity='"abort"') + entry(2, severity='"unbounded"')
     found = load(write(tmp_path, "lib.toml", text), **KNOWN)
     assert found[("a-one", "ordered")].severity == "unbounded"
+    assert found[("a-one", "ordered")].by_hand == ""
     assert found[("a-one", "non_empty")].severity == "abort"
     assert findings.severity_conflicts(found) == {}
 

@@ -355,7 +355,14 @@ def _problem(status: str, finding: Finding | None, messages: list[str], seeds: i
                 f"REVIEW AGAIN: {len(unmatched)} seed(s) gave a message that the finding's "
                 f"expect {finding.expect!r} does not match: {unmatched[0][:160]!r}"
             )
+        if finding.by_hand:
+            return (
+                f"NOW FOUND BY THE CONTRACT: {finding.source} says the runs miss this "
+                "(by_hand), but a seed showed it; remove by_hand"
+            )
         return _severity_problem(finding, messages)
+    if status == "passed" and finding is not None and finding.by_hand:
+        return None
     if status in ("passed", "skipped") and finding is not None:
         return (
             f"NOT REPRODUCED: a finding ({finding.source}) says this is violated, but no seed "
@@ -436,6 +443,8 @@ _SHORT = {"bug": "✗ bug", "documented": "✗ doc", "design": "✗ design", "di
 
 def cell_text(cell: Cell) -> str:
     """What the matrix shows for one cell."""
+    if cell.status == "passed" and cell.finding and cell.finding.by_hand and not cell.problem:
+        return f"{_SHORT[cell.finding.verdict]} by hand"
     if cell.status == "passed":
         return f"✓ {cell.examples:,}"
     if cell.status == "skipped":
@@ -571,7 +580,9 @@ def _matrix(
         "here; see the notes at the end). **✗ ← `rule` k/n**: violated only as a consequence of",
         "`rule`'s violation on that example (offsets that do not hold the chunk's text, or a",
         "character cut in two): with each chunk placed by its text alone, this invariant held,",
-        "so the verdict is `rule`'s. **✗ ?**: not reviewed, or not what the review saw.",
+        "so the verdict is `rule`'s. **✗ verdict by hand**: held on every example of every",
+        "seed, but a direct call of the library breaks it (the adapter's section gives the call",
+        "and why the contract misses it). **✗ ?**: not reviewed, or not what the review saw.",
         "**·**: not applicable (opt-in and not promised, or a field the library never reports).",
         "A seed whose exploration budget ran out checked fewer examples than it asked for; the",
         "counts are those actually checked (each adapter's section lists them per seed).",
@@ -594,7 +605,9 @@ def _summary(
     out = ["## In one line each", ""]
     for info in adapters:
         found = [
-            (r, cells[(info.name, r)]) for r in ids if cells[(info.name, r)].status == "violated"
+            (r, cells[(info.name, r)])
+            for r in ids
+            if cells[(info.name, r)].status == "violated" or _by_hand(cells[(info.name, r)])
         ]
         parts = [_summary_part(rule, c) for rule, c in found]
         out.append(
@@ -608,6 +621,8 @@ def _summary_part(rule: str, cell: Cell) -> str:
     if cell.follows and not cell.problem:
         return f"`{rule}` follows from `{cell.follows}`"
     found = cell.finding
+    if _by_hand(cell) and found:
+        return f"`{rule}` ({found.verdict}, by hand): {found.summary}"
     return f"`{rule}` ({found.verdict if found else '?'}): " + (
         found.summary if found else "not reviewed yet"
     )
@@ -636,11 +651,30 @@ def _section(
     for rule in stale:
         out += [f"**`{rule}`: {cells[(info.name, rule)].problem}.**", ""]
     violated = [r for r in ids if cells[(info.name, r)].status == "violated"]
-    if not violated:
+    by_hand = [r for r in ids if _by_hand(cells[(info.name, r)])]
+    if not violated and not by_hand:
         return [*out, "Every applicable invariant held on every example of every seed.", ""]
     for rule in violated:
         out += _violation_section(rule, evidence, cells[(info.name, rule)])
+    for rule in by_hand:
+        out += _by_hand_section(rule, cells[(info.name, rule)])
     return out
+
+
+def _by_hand(cell: Cell) -> Finding | None:
+    """The reviewed finding of a cell that held on every seed but breaks on a direct call."""
+    found = cell.finding
+    return found if cell.status == "passed" and found and found.by_hand else None
+
+
+def _by_hand_section(rule: str, cell: Cell) -> list[str]:
+    """A violation the runs did not show: the direct call, then the review."""
+    found = _by_hand(cell)
+    assert found is not None
+    out = [f"### `{rule}`: {VERDICTS[found.verdict]}, found by hand", ""]
+    out += [f"Held on every example of {cell.seeds} seed(s); by hand: {found.by_hand}", ""]
+    out += [found.explanation, "", f"Where: {found.where}."]
+    return [*out, *(["", f"Documentation: {found.docs}"] if found.docs else []), ""]
 
 
 def _examples_line(evidence: Mapping[str, Any]) -> list[str]:

@@ -18,6 +18,7 @@ Every ``*.toml`` file in this folder but ``notes.toml`` holds the findings of on
     expect = 'regex'                 # what the reported message must match
     diagnoses = []                   # optional: the patterns that name its own cause
     severity = "abort"               # only when the call does not return: abort | unbounded
+    by_hand = "call, result"         # only for a violation the runs did not show
 
 Each entry was written after reproducing the counterexample by hand and reading the library's
 source at the pinned version. ``expect`` must match the message of every seed that shows the
@@ -38,6 +39,12 @@ never because an experiment happened to confirm it.
 The files are validated when loaded: an unknown key, verdict, cause, invariant id, adapter name
 or pattern id, a bad or loose regex, a missing citation or a duplicate (adapter, invariant) pair
 is a :class:`FindingsError` naming the file and the entry.
+
+A finding with ``by_hand`` records a violation that a direct call of the library shows but that
+the contract's runs did not (the rule held on every seed): ``by_hand`` gives that call and what
+it returns, and, when known, why the contract misses it. The matrix then shows the cell as
+violated "by hand" instead of ✓, so that no ✓ contradicts a reviewed finding; once a seed does
+show the violation, ``by_hand`` must go (and ``expect`` must match the message).
 
 One cause, one verdict: the findings that name the same ``cause``, and the findings of one
 invariant that give the same ``where`` (compared without backticks, case or spacing), describe
@@ -89,7 +96,7 @@ VERDICTS = {
 }
 
 _REQUIRED = frozenset({"adapters", "invariant", "verdict", "summary", "where", "expect"})
-_OPTIONAL = frozenset({"cause", "explanation", "docs", "diagnoses", "severity"})
+_OPTIONAL = frozenset({"cause", "explanation", "docs", "diagnoses", "severity", "by_hand"})
 #: What a behaviour worse than a wrong answer or an exception does to the caller's process.
 SEVERITIES = {
     "abort": "the process dies (native abort, panic, segmentation fault, fatal signal)",
@@ -120,6 +127,7 @@ class Finding:
     #: the diagnosis patterns that describe the cause (the shared cause's, then its own)
     diagnoses: tuple[str, ...] = ()
     severity: str = ""  # "abort" | "unbounded" | "" (the call returns or raises)
+    by_hand: str = ""  # the direct call that shows a violation the runs did not, else ""
 
     def matches(self, message: str) -> bool:
         """Whether ``message`` is the reviewed behaviour."""
@@ -380,6 +388,7 @@ def _finding(
         cause=entry.get("cause"),
         source=where,
         severity=severity,
+        by_hand=_text(entry, "by_hand", where, required=False),
     )
 
 
