@@ -14,8 +14,13 @@ some and keeps the others.
 The page is rendered from the evidence and the reviewed findings
 (:mod:`contract.integrations.adapters.findings`, TOML data) alone, so ``--render-only`` needs
 no library.
-A violation with no finding, a finding whose ``expect`` does not match a seed's message, and a
-finding that no seed reproduced are problems: the page marks them, and ``--strict`` exits 1.
+A violation with no finding, a finding whose ``expect`` does not match a seed's message, a
+finding that no seed reproduced (unless it is marked ``by_hand``, with the direct call), one
+cause with different verdicts in different rows, a process death or unbounded growth whose
+finding does not say so (``severity``) or plays it down (``design``, ``disputed``), and an
+adapter's note that speaks of a rule whose cell is ✓ are problems: the page marks them, and
+``--strict`` exits 1. A violation that follows from another rule's (SPEC: one cause, one
+verdict) needs no finding of its own; its cell names the cause.
 Explanations are written by a person who read the library's source, never generated.
 """
 
