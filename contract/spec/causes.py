@@ -8,6 +8,11 @@ by its text alone, as SPEC §4 places bare strings), its rule holds: the offsets
 and ``span_fidelity`` is the verdict. A rule that still fails without the offsets is a verdict
 of its own.
 
+Offsets can also hold their chunk's text at the wrong copy of it (a ``find`` that starts too
+early locks onto an earlier repeat): ``span_fidelity`` holds, the chunks go back over covered
+ground (``ordered``), and the text the chunk was really cut from lies in no chunk by the
+offsets. The rules that hold with the chunks placed by their texts follow from ``ordered``.
+
 Likewise, a bare chunk that holds half of a character cut in two is text the document does not
 hold (``span_fidelity``) only because of the cut: with the lone surrogates taken out it is the
 document's text, so its ``span_fidelity`` follows from ``codepoint_integrity``.
@@ -21,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from contract.spec.model import Case, Chunk, Violation
 
-__all__ = ["CUT", "OFFSETS", "attribute", "offsets_untrusted", "without_offsets"]
+__all__ = ["CUT", "OFFSETS", "ORDER", "attribute", "offsets_untrusted", "without_offsets"]
 
 #: The rule that names the cause: a chunk's text is not where its offsets say.
 OFFSETS = "span_fidelity"
@@ -64,8 +69,10 @@ def attribute(
     """
     if not violations:
         return violations
-    caused = _from_offsets(case, violations, checks) or _from_cut_characters(
-        case, violations, checks
+    caused = (
+        _from_offsets(case, violations, checks)
+        or _from_cut_characters(case, violations, checks)
+        or _from_misplaced(case, violations, checks)
     )
     return [
         dataclasses.replace(v, follows_from=caused[1]) if caused and v.invariant in caused[0]
@@ -87,6 +94,33 @@ def _from_offsets(
         if rule in checks and not any(True for _ in checks[rule](textual))
     }
     return (rules, OFFSETS) if rules else None
+
+
+#: The rule that names offsets that hold their chunk's text, but at another copy of it.
+ORDER = "ordered"
+
+
+def _from_misplaced(
+    case: Case, violations: list[Violation], checks: Mapping[str, Check]
+) -> tuple[set[str], str] | None:
+    """Offsets that hold each chunk's text, at an earlier copy of it (a ``find`` from too
+    early): the chunks go back over covered ground (``ordered``), and the text they were cut
+    from lies in no chunk by the offsets although some chunk holds it. When the chunks placed
+    by their texts alone are in order, the rules that hold then follow from ``ordered``."""
+    found = {v.invariant for v in violations}
+    if ORDER not in found or ORDER not in checks:
+        return None
+    if not any(chunk.has_offsets for chunk in case.chunks):
+        return None
+    textual = without_offsets(case)
+    if any(True for _ in checks[ORDER](textual)):
+        return None  # out of order by their texts too: a verdict of its own, no misplacement
+    rules = {
+        rule
+        for rule in found - {ORDER, OFFSETS}
+        if rule in checks and not any(True for _ in checks[rule](textual))
+    }
+    return (rules, ORDER) if rules else None
 
 
 #: The rule that names a character cut in two (a lone surrogate where the document has none).

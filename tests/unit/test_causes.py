@@ -86,3 +86,22 @@ def test_a_bare_chunk_foreign_beyond_the_cut_keeps_its_own_span_fidelity() -> No
     doc = "x\U0001f600y"
     found = {v.invariant: v for v in _all(case(doc, bare("x\ud83d", "\ude00z")))}
     assert found["span_fidelity"].follows_from is None
+
+
+def test_offsets_at_an_earlier_copy_make_ordered_the_verdict_and_no_lost_text_follow() -> None:
+    """'a a' cut in two, both chunks reported at the first 'a' (a find from too early): the
+    text is all there, the order is what is wrong."""
+    doc = "a a"
+    c = case(doc, spans(doc, (0, 1), (0, 1)))
+    assert not offsets_untrusted(c)  # each offset holds its chunk's text
+    found = {v.invariant: v for v in _all(c)}
+    assert found["ordered"].follows_from is None
+    assert found["no_lost_text"].follows_from == "ordered"
+
+
+def test_text_lost_besides_a_misplaced_chunk_is_still_no_lost_text() -> None:
+    doc = "a b"
+    c = case(doc, spans(doc, (0, 1), (0, 1)))
+    found = {v.invariant: v for v in _all(c)}
+    assert found["ordered"].follows_from is None
+    assert found["no_lost_text"].follows_from is None
