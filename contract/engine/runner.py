@@ -11,12 +11,14 @@ from __future__ import annotations
 import contextlib
 import random
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
+from hypothesis.errors import HypothesisWarning
 
 from contract import _files
 from contract.containment import reaper
@@ -613,7 +615,10 @@ def _shrink(
     # _Violated at the end of the search, _OutOfTime on the budget, or Hypothesis's own
     # Flaky on a nondeterministic plugin: in every case the best example so far is in `last`.
     try:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(Exception), warnings.catch_warnings():
+            # Hypothesis warns when the failing example's repr is large (a real-size
+            # document): the report shows the document its own way, the warning is noise
+            warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
             search()
     except _OutOfTime:
         cut = True
