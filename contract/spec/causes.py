@@ -108,10 +108,10 @@ def _from_misplaced(
     from lies in no chunk by the offsets although some chunk holds it. When the chunks placed
     by their texts alone are in order, the rules that hold then follow from ``ordered``."""
     found = {v.invariant for v in violations}
-    if ORDER not in found or ORDER not in checks:
+    if ORDER not in checks or not any(chunk.has_offsets for chunk in case.chunks):
         return None
-    if not any(chunk.has_offsets for chunk in case.chunks):
-        return None
+    if ORDER not in found and not any(True for _ in checks[ORDER](case)):
+        return None  # judged alone (a shrink of no_lost_text): is the order broken too?
     textual = without_offsets(case)
     if any(True for _ in checks[ORDER](textual)):
         return None  # out of order by their texts too: a verdict of its own, no misplacement

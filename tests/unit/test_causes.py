@@ -105,3 +105,11 @@ def test_text_lost_besides_a_misplaced_chunk_is_still_no_lost_text() -> None:
     found = {v.invariant: v for v in _all(c)}
     assert found["ordered"].follows_from is None
     assert found["no_lost_text"].follows_from is None
+
+
+def test_a_misplaced_chunk_judged_alone_still_follows_from_ordered() -> None:
+    """Shrinking judges one rule at a time: ordered is checked again to name the cause."""
+    doc = "a a"
+    c = case(doc, spans(doc, (0, 1), (0, 1)))
+    alone = [v for v in CHECKS["no_lost_text"](c)]
+    assert [v.follows_from for v in attribute(c, alone, CHECKS)] == ["ordered"]
