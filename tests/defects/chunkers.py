@@ -13,6 +13,7 @@ it under; :data:`ALSO` lists further ids a defect is known to break at the same 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import itertools
 import math
@@ -930,6 +931,25 @@ def quadratic_offsets(document: str, *, max_size: int, overlap: int) -> list[dic
     return out
 
 
+def crlf_lines_from_start(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Windows citing their lines. Lines come from a table of the line breaks, except in a
+    document with Windows line endings: there each chunk's lines are counted from the
+    document's start (``document.count("\\n", 0, offset)``), a path kept apart since a
+    ``"\\r\\n"`` once threw the table off. Every citation is right; on CRLF text the time
+    grows with the square of the document, on every other shape it stays linear."""
+    _check(max_size, overlap)
+    if "\r\n" in document:
+        def line(offset: int) -> int:
+            return document.count("\n", 0, offset) + 1
+    else:
+        breaks = [m.start() for m in re.finditer("\n", document)]
+
+        def line(offset: int) -> int:
+            return bisect.bisect_left(breaks, offset) + 1
+    return [_record(document, s, e, line_start=line(s), line_end=line(e - 1))
+            for s, e in _windows(document, max_size, overlap)]
+
+
 _PLAIN_LINE = re.compile(r"^(\w+\s?)*$")
 
 
@@ -1134,6 +1154,7 @@ DEFECTS: dict[str, str] = {
     "children_overlap_on_top": "cap_respected",
     # probes of the engine: scaling, native hangs, byte offsets, normalisation, exits, state
     "quadratic_offsets": "scales_linearly",
+    "crlf_lines_from_start": "scales_linearly",
     "catastrophic_regex": "terminates",
     "byte_offsets_as_chars": "span_fidelity",
     "byte_offsets_from_find": "span_fidelity",
@@ -1163,4 +1184,10 @@ ALSO: dict[str, tuple[str, ...]] = {
     "children_overlap": ("overlap_bounded",),
     # its line citations are right; judged at the wrong offsets they fail, following from them
     "offsets_skip_dropped_space": ("line_citations",),
+}
+
+#: The scaling families a ``scales_linearly`` defect is quadratic on, where it is linear on every
+#: other one: the probe must report exactly these (a further family would be a false verdict).
+SHAPES: dict[str, tuple[str, ...]] = {
+    "crlf_lines_from_start": ("CRLF text",),
 }

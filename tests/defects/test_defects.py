@@ -87,6 +87,7 @@ GENERATION_GAPS: dict[str, str] = {}
 #: no witness through Session.observe.
 RUNNER_LEVEL: dict[str, str] = {
     "quadratic_offsets": "scales_linearly comes from the runner's timing probe",
+    "crlf_lines_from_start": "scales_linearly comes from the runner's timing probe",
     "hash_ids": "deterministic across interpreters: the runner re-chunks explored inputs in a "
                 "fresh interpreter with another PYTHONHASHSEED (the worker's reruns share the "
                 "parent's hash seed)",

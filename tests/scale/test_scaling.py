@@ -3,9 +3,13 @@ never reported, over ten repeated probes, even with the machine kept busy meanwh
 
 from __future__ import annotations
 
+import json
 import multiprocessing
+import os
 import re
 import resource
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,6 +95,26 @@ def test_quadratic_only_on_a_realistic_shape_is_reported(
     """Linear on the four pathological families, quadratic on one shape the generators make."""
     families = (*scaling.PATHOLOGICAL, *unaffected, shape)
     assert _families(_probe(name, families)) == {shape}
+
+
+def test_quadratic_on_crlf_text_only_is_named_by_chunk_contract_run(tmp_path: Path) -> None:
+    """A defect of tests/defects that counts each chunk's lines from the document's start on
+    CRLF text only: ``chunk-contract run`` reports ``scales_linearly`` naming that family and no
+    other (it is linear on every other shape)."""
+    name = "crlf_lines_from_start"
+    target = f"{ROOT / 'tests' / 'defects' / 'chunkers.py'}:{name}"
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "contract", "run", target, "--only", "scales_linearly",
+         "--seed", "1", "--json", str(report)],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    (item,) = [i for i in json.loads(report.read_text("utf-8"))["invariants"]
+               if i["id"] == "scales_linearly"]
+    assert item["status"] == "violated", item
+    assert _families(item["counterexample"]["messages"]) == {"CRLF text"}
 
 
 def test_too_slow_at_the_old_first_size_is_reported() -> None:
