@@ -439,21 +439,26 @@ def commonmark_sections(document: str, *, max_size: int, overlap: int) -> list[d
     heads = list(_cm_headings(document))
     bounds = [0, *(at for at, _, _ in heads if at > 0), len(document)]
     out: list[dict[str, Any]] = []
+    stack: list[tuple[int, str]] = []
+    taken = 0
     for lo, hi in itertools.pairwise(bounds):
-        path = _cm_path([h for h in heads if h[0] <= lo])
+        while taken < len(heads) and heads[taken][0] <= lo:  # the headings up to this section
+            _cm_push(stack, heads[taken])
+            taken += 1
+        path = [title for _, title in stack]
         for s, e in _windows(document[lo:hi], max_size, overlap):
             out.append({"text": document[lo + s:lo + e], "start": lo + s, "end": lo + e,
                         "section": path})
     return out
 
 
-def _cm_path(heads: list[tuple[int, int, str]]) -> list[str]:
-    stack: list[tuple[int, str]] = []
-    for _, level, title in heads:
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, title))
-    return [title for _, title in stack]
+def _cm_push(stack: list[tuple[int, str]], head: tuple[int, int, str]) -> None:
+    """The heading path carried forward: ``head`` closes the open headings of its level and
+    deeper, then opens. Each heading is pushed once, so the paths cost linear time in all."""
+    _, level, title = head
+    while stack and stack[-1][0] >= level:
+        stack.pop()
+    stack.append((level, title))
 
 
 commonmark_sections.promises = ("heading_boundary", "section_path")  # type: ignore[attr-defined]
