@@ -106,7 +106,7 @@ def test_quadratic_on_crlf_text_only_is_named_by_chunk_contract_run(tmp_path: Pa
     report = tmp_path / "report.json"
     done = subprocess.run(
         [sys.executable, "-m", "contract", "run", target, "--only", "scales_linearly",
-         "--seed", "1", "--json", str(report)],
+         "--seed", "1", "--max-examples", "20", "--json", str(report)],
         capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
