@@ -350,3 +350,16 @@ def test_a_parallel_run_keeps_waivers_distinct_failures_and_the_baseline(
                     for c in items["no_crash"]["counterexamples"])
     assert states == [("KeyError", "unchanged"), ("ZeroDivisionError", "unchanged")]
     assert items["non_empty"]["waiver"]["reason"] == "why not"
+
+
+def test_a_waived_scales_linearly_is_not_called_unneeded_since_the_probe_never_ran(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A waived rule is not measured: no probe, so no claim that it held."""
+    report = tmp_path / "r.json"
+    code = _run(tmp_path, f"{CHUNKERS}:correct", "--skip", "scales_linearly=slow on purpose",
+                "--json", str(report))
+    out = capsys.readouterr().out
+    assert code == 0 and "waiver no longer needed" not in out
+    waiver = _invariants(report)["scales_linearly"]["waiver"]
+    assert waiver["evaluated"] is False
