@@ -226,9 +226,14 @@ def checked(request: Request, outcome: Outcome) -> Outcome:
     try:
         reply = request.reply_from_wire(outcome.value)
     except MalformedReply as exc:
-        message = f"the worker sent {exc}, not a valid reply"
-        return Outcome("error", None, "ProtocolError", message, "", outcome.elapsed)
+        return _protocol_error(exc, outcome.elapsed)
     return Outcome("ok", reply, elapsed=outcome.elapsed)
+
+
+def _protocol_error(exc: MalformedReply, elapsed: float) -> Outcome:
+    """The ``error`` Outcome of a reply that is no valid answer."""
+    message = f"the worker sent {exc}, not a valid reply"
+    return Outcome("error", None, "ProtocolError", message, "", elapsed)
 
 
 #: How a split's list of chunks begins on the wire: left unread by the worker (see Unchecked).
@@ -259,8 +264,7 @@ def parsed(outcome: Outcome) -> Outcome:
     try:
         return replace(outcome, value=outcome.value.read())
     except MalformedReply as exc:
-        message = f"the worker sent {exc}, not a valid reply"
-        return Outcome("error", None, "ProtocolError", message, "", outcome.elapsed)
+        return _protocol_error(exc, outcome.elapsed)
 
 
 def _plain(value: Any) -> Any:
