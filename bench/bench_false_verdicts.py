@@ -1,8 +1,8 @@
 """False ``scales_linearly`` verdicts on correct chunkers, and missed quadratic defects, while
 the machine is kept busy.
 
-    python bench/bench_false_verdicts.py [--seeds N] [--python-only] [--only TEXT ...]
-                                         [--no-load] [--hogs N]
+    python bench/bench_false_verdicts.py [--seeds N] [--first-seed S] [--python-only]
+                                         [--only TEXT ...] [--no-load] [--hogs N]
 
 Every correct chunker the project has (the Python reference chunkers, the correct twins of
 tests/defects, the JS reference chunker when node is installed, the Rust one when rustc is)
@@ -229,6 +229,9 @@ class Row:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--first-seed", type=int, default=1,
+                        help="number the seeds from here (a seed is one more repetition: a "
+                             "run cut short goes on with the seeds it did not reach)")
     parser.add_argument("--python-only", action="store_true")
     parser.add_argument("--only", action="append", default=[],
                         help="only the targets whose label contains TEXT (repeatable: any)")
@@ -244,7 +247,7 @@ def main() -> int:
         targets = [t for t in everything if not args.only or any(o in t.label for o in args.only)]
         report = Report(hogs, args.seeds, len(targets))
         with busy(hogs):
-            for seed in range(1, args.seeds + 1):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 for target in targets:
                     report.add(_probed(seed, target))
     return 1 if report.failures else 0
