@@ -205,7 +205,8 @@ def matrix_cases(evidence: Mapping[str, Any], adapters: set[str],
         document = _whole(rule, found)
         key = (name, rule, found["document"] if document is None else document, config)
         earlier = cases.get(key)
-        finding = known.get((name, rule))
+        # a violation that follows from another rule's is explained by that rule's finding
+        finding = known.get((name, rule)) or known.get((name, found.get("follows_from", "")))
         cases[key] = MatrixCase(name, rule, document, config,
                                 (earlier.seeds if earlier else ()) + (seed,),
                                 frozenset(finding.diagnoses if finding else ()), timeout)
