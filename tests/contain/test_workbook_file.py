@@ -140,4 +140,7 @@ def test_a_memory_bomb_stops_at_the_memory_limit(
     book = _heavy_book(tmp_path / "heavy.xlsx", 160)  # 160 MiB of text in one cell
     assert _check(book, "--memory-mb", "64") == 2  # 64: the least --memory-mb accepted
     line = _one_line(capsys)
-    assert "heavy.xlsx" in line and "--memory-mb 64 MiB" in line
+    # the worker's own limit or the watch on its process tree, whichever the bomb meets first:
+    # both are the 64 MiB asked for, and the line names it
+    assert "heavy.xlsx" in line
+    assert "--memory-mb 64 MiB" in line or "memory_mb=64" in line, line
