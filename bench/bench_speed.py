@@ -11,11 +11,13 @@ For each chunker, alternating and ``--repeats`` times (3 by default):
 - **contract**: ``python -m contract run TARGET --seed 1`` with the default budget and a JSON
   report, whose ``phases`` say where the time went.
 
-CPU is user + system of the process and every process it started (``RUSAGE_CHILDREN``), wall
-the clock; the machine's load average is read before and after each pair. Medians go to
-bench/RESULTS-speed.md, under a heading named by ``--label``; the sections of earlier labels
-are kept, so a before and an after sit side by side. Targets (idle 2-core machine, fast
-chunker): contract CPU at most 5x the plain test's, at most 6 s wall.
+Both run with Python's bytecode cache on (``PYTHONDONTWRITEBYTECODE`` removed), after one
+untimed warm-up run each, as a user's runs do after ``pip install``. CPU is user + system of
+the process and every process it started (``RUSAGE_CHILDREN``), wall the clock; the machine's
+load average is read before and after each pair. Medians go to bench/RESULTS-speed.md, under a
+heading named by ``--label``; the sections of earlier labels are kept, so a before and an after
+sit side by side. Targets (idle 2-core machine, fast chunker): contract CPU at most 5x the
+plain test's, at most 6 s wall.
 
 ``--slow`` also runs ``bench/slow.py`` (50 ms a call), contract only: its wall time, and
 whether a budget cut the run (a run cut short says so in its report).
@@ -86,7 +88,8 @@ def _measured(command: list[str], *, cwd: Path) -> tuple[float, float, int]:
     """(wall s, CPU s of the command and its whole tree, exit status)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT)  # bytecode cached, as after an install (see warm_up)
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, timeout=900)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -125,9 +128,20 @@ def targets(only: set[str] | None, slow: bool) -> list[tuple[str, str, bool]]:
     return [t for t in found if only is None or t[0].split()[0] in only]
 
 
+def warm_up(target: str, has_plain: bool) -> None:
+    """One untimed run of each command first: both then start from cached bytecode, as they
+    do for a user after ``pip install`` (an environment that disables bytecode caching would
+    otherwise charge every run the compilation of every module it imports)."""
+    with tempfile.TemporaryDirectory(prefix="bench-speed-") as tmp:
+        contract(target, Path(tmp))
+        if has_plain:
+            plain(target, 10, Path(tmp))
+
+
 def measure(repeats: int, only: set[str] | None, slow: bool) -> list[dict[str, Any]]:
     rows = []
     for name, target, has_plain in targets(only, slow):
+        warm_up(target, has_plain)
         samples: list[dict[str, Any]] = []
         for _ in range(repeats):
             with tempfile.TemporaryDirectory(prefix="bench-speed-") as tmp:

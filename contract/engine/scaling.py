@@ -21,11 +21,14 @@ raises, crashes or breaks a rule on a probe document is a finding of that rule
 (:class:`Broken`), shrunk to the smallest size of its family that still fails, never a lost
 timing.
 
-**Sizes.** A family starts small (``SIZES[0]``, 3,125 characters) and doubles until its trend
-is settled: linear (:attr:`Timing.settled`) or confirmed superlinear, at most to 6.4M
-characters for the pathological families (a quadratic loop in C shows only past a million)
-and 1.6M for the realistic ones. A family whose largest size is still under ``FLOOR`` there
-is linear: times that small are decided by caches and the scheduler, not by the chunker.
+**Sizes.** The first family starts small (``SIZES[0]``, 3,125 characters); each later one
+starts at the size the plugin's fastest settled family says takes about ``MEASURABLE`` (at most
+``SIZES[-1]``), since smaller sizes are never fitted (a late start that does not finish is
+measured again from ``SIZES[0]``). A family doubles until its trend is settled: linear
+(:attr:`Timing.settled`) or confirmed superlinear, at most to 6.4M characters for the
+pathological families (a quadratic loop in C shows only past a million) and 1.6M for the
+realistic ones. A family whose largest size is still under ``FLOOR`` there is linear: times
+that small are decided by caches and the scheduler, not by the chunker.
 
 **Verdict.** The trend is the exponent of a log-log fit over the last ``FIT`` sizes that took
 at least ``MEASURABLE`` seconds (three at least: one pair cannot tell growth from noise).
@@ -69,7 +72,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUDGET", "CONFIG", "FAMILIES", "PATHOLOGICAL", "SIZES", "Broken", "Checker", "Probed",
-    "Timing", "exponent", "measure", "probe", "survey",
+    "Timing", "exponent", "measure", "probe", "start_size", "survey",
 ]
 
 
@@ -519,15 +522,19 @@ def _confirmed(state: _Measuring, most: int, grown: list[bool]) -> bool | str | 
 
 def measure(worker: Transport, family: str, *, timeout: float, config: Config = CONFIG,
             sizes: tuple[int, ...] = SIZES, check: Checker | None = None,
-            patient: bool = True) -> Timing:
+            patient: bool = True, start: int | None = None) -> Timing:
     """Time one family, from ``sizes[0]`` doubling on (up to EXTRA sizes past ``sizes``,
     EXTRA_REALISTIC for a realistic family) until its trend is settled, a size times out or
     the family is confirmed superlinear. ``check`` checks each size's chunks once (a call that
     fails or breaks a rule ends the family: ``broken``). ``patient``: wait longer on a first
-    size that does not finish (then ``terminates`` if it never does).
+    size that does not finish (then ``terminates`` if it never does). ``start``: a later size
+    of the doubling series to begin at (see :func:`start_size`); the largest size allowed
+    stays the same.
     """
-    most = len(sizes) + (EXTRA if family in PATHOLOGICAL else EXTRA_REALISTIC)
-    state = _Measuring(worker, family, [sizes[0]], timeout, config, check, patient=patient)
+    first = sizes[0] if start is None else start
+    skipped = round(math.log2(first / sizes[0]))
+    most = len(sizes) + (EXTRA if family in PATHOLOGICAL else EXTRA_REALISTIC) - skipped
+    state = _Measuring(worker, family, [first], timeout, config, check, patient=patient)
     grown: list[bool] = []
     while len(state.seconds) < len(state.planned):
         taken = state.next_size()
@@ -585,14 +592,20 @@ def survey(
     has spent ``budget`` CPU seconds in the probe (CPU time, so the families measured do not
     depend on the machine's load).
     """
-    spent, found = 0.0, Probed()
+    spent, found, rate = 0.0, Probed(), None
     for family in FAMILIES if families is None else families:
         if spent > budget:
             break
         patient = "terminates" not in found.broken
+        start = start_size(rate)
         first = measure(worker, family, timeout=timeout, config=config, check=check,
-                        patient=patient)
+                        patient=patient and start == SIZES[0], start=start)
         spent += first.spent
+        if first.finished == 0 and first.broken is None and start != SIZES[0]:
+            first = measure(worker, family, timeout=timeout, config=config, check=check,
+                            patient=patient)  # a late start that did not finish: from the first
+            spent += first.spent
+        rate = _fastest(rate, first)
         if first.broken is not None:
             found.broken.setdefault(first.broken.violations[0].invariant, first.broken)
         if not first.superlinear:
@@ -606,6 +619,26 @@ def survey(
         if again.superlinear:
             found.violations.append(_violation(again, config))
     return found
+
+
+def start_size(rate: float | None) -> int:
+    """The size of the doubling series from ``SIZES[0]`` a family starts at, given the fewest
+    CPU seconds per character an earlier family of this plugin took (None: no family measured
+    yet): the largest size that rate says takes at most MEASURABLE, since a smaller one is
+    never fitted. A family that takes longer per character only begins its fit sooner."""
+    size = SIZES[0]
+    while rate is not None and size < SIZES[-1] and size * 2 * rate <= MEASURABLE:
+        size *= 2
+    return size
+
+
+def _fastest(rate: float | None, timing: Timing) -> float | None:
+    """The fewest CPU seconds per character so far, with ``timing``'s if it settled linear at
+    a measurable time (its largest size is the one least disturbed by fixed costs)."""
+    if timing.superlinear or timing.failed or not timing.settled:
+        return rate
+    per_char = timing.largest / timing.sizes[timing.finished - 1]
+    return per_char if rate is None else min(rate, per_char)
 
 
 def probe(

@@ -1,0 +1,90 @@
+"""Later scaling families start where the plugin's fastest settled family becomes measurable:
+the sizes skipped are never fitted, and a late start never changes which rule a finding names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from contract.containment.worker import Outcome
+from contract.engine import scaling
+from contract.spec.model import Config, Violation
+from contract.transport.messages import Chunks, Timed, TimedFamily
+
+LINEAR = 1e-7  # CPU seconds a character: 2.5 ms at 25,000 characters
+
+
+@dataclass
+class _ByFamily:
+    """A stand-in worker whose call on ``family`` at ``size`` takes ``cpu[family](size)`` CPU
+    seconds (``default`` for the others); a call over its timeout times out."""
+
+    cpu: dict[str, Callable[[int], float]]
+    default: Callable[[int], float] = lambda n: LINEAR * n
+    calls: list[tuple[str, int]] = field(default_factory=list)
+
+    def call(self, request: TimedFamily, *, timeout: float) -> Outcome:
+        assert isinstance(request, TimedFamily)
+        self.calls.append((request.family, request.size))
+        taken = self.cpu.get(request.family, self.default)(request.size)
+        if taken > timeout:
+            return Outcome("timeout")
+        return Outcome("ok", Timed(taken, Chunks([])))
+
+    def first_size(self, family: str) -> int:
+        return min(size for name, size in self.calls if name == family)
+
+
+def _never_broken(document: str, config: Config, outcome: Outcome) -> list[Violation]:
+    return []
+
+
+def _survey(model: _ByFamily, families: tuple[str, ...]) -> scaling.Probed:
+    return scaling.survey(model, timeout=2.0, families=families,  # type: ignore[arg-type]
+                          check=_never_broken)
+
+
+def test_no_rate_starts_at_the_first_size_and_a_late_start_is_capped() -> None:
+    assert scaling.start_size(None) == scaling.SIZES[0]
+    assert scaling.start_size(1e-12) == scaling.SIZES[-1]
+    assert scaling.start_size(1.0) == scaling.SIZES[0]
+
+
+def test_a_slower_rate_never_starts_later() -> None:
+    starts = [scaling.start_size(rate) for rate in (1e-9, 1e-8, 1e-7, 1e-6, 1e-5)]
+    assert starts == sorted(starts, reverse=True)
+    assert all(size * LINEAR * 10 ** k <= scaling.MEASURABLE or size == scaling.SIZES[0]
+               for k, size in enumerate(starts, start=-2))
+
+
+def test_later_families_skip_the_sizes_never_fitted() -> None:
+    model = _ByFamily({})
+    families = ("one character repeated", "newlines only", "paragraphs")
+    found = _survey(model, families)
+    assert not found.violations and not found.broken
+    assert model.first_size(families[0]) == scaling.SIZES[0]
+    late = scaling.start_size(LINEAR)
+    assert late > scaling.SIZES[0]
+    assert [model.first_size(f) for f in families[1:]] == [late, late]
+    # the late start is a size the fit never used: it takes at most MEASURABLE
+    assert late * LINEAR <= scaling.MEASURABLE
+
+
+def test_a_family_quadratic_past_the_late_start_is_still_reported_by_growth() -> None:
+    """At the late start the quadratic family times out; measured again from the first size,
+    it finishes small sizes and is reported as growth, never as a hang."""
+    quadratic = {"newlines only": lambda n: 3.0 * (n / 25_000) ** 2}
+    model = _ByFamily(quadratic)
+    found = _survey(model, ("one character repeated", "newlines only"))
+    assert "terminates" not in found.broken
+    assert [v.message.split(":")[0] for v in found.violations] == ["newlines only"]
+    assert model.first_size("newlines only") == scaling.SIZES[0]
+
+
+def test_a_family_slower_than_the_fastest_only_settles_sooner() -> None:
+    slower = {"paragraphs": lambda n: 4 * LINEAR * n}
+    model = _ByFamily(slower)
+    found = _survey(model, ("one character repeated", "paragraphs"))
+    assert not found.violations
+    sizes = [size for name, size in model.calls if name == "paragraphs"]
+    assert len(sizes) == 3  # fitted from its very first size
