@@ -11,13 +11,14 @@ For each chunker, alternating and ``--repeats`` times (3 by default):
 - **contract**: ``python -m contract run TARGET --seed 1`` with the default budget and a JSON
   report, whose ``phases`` say where the time went.
 
-Both run with Python's bytecode cache on (``PYTHONDONTWRITEBYTECODE`` removed), after one
-untimed warm-up run each, as a user's runs do after ``pip install``. CPU is user + system of
-the process and every process it started (``RUSAGE_CHILDREN``), wall the clock; the machine's
-load average is read before and after each pair. Medians go to bench/RESULTS-speed.md, under a
-heading named by ``--label``; the sections of earlier labels are kept, so a before and an after
-sit side by side. Targets (idle 2-core machine, fast chunker): contract CPU at most 5x the
-plain test's, at most 6 s wall.
+Both share one Hypothesis storage folder (its Unicode tables built once) and run with Python's
+bytecode cache on (``PYTHONDONTWRITEBYTECODE`` removed), after one untimed warm-up run each, as
+a user's runs do after ``pip install``. CPU is user + system of the process and every process
+it started (``RUSAGE_CHILDREN``), wall the clock; the machine's load average is read before and
+after each pair. Medians go to bench/RESULTS-speed.md, under a heading named by ``--label``;
+the sections of earlier labels are kept, so a before and an after sit side by side. Targets
+(idle 2-core machine, fast chunker): contract CPU at most 5x the plain test's, at most 6 s
+wall.
 
 ``--slow`` also runs ``bench/slow.py`` (50 ms a call), contract only: its wall time, and
 whether a budget cut the run (a run cut short says so in its report).
@@ -42,6 +43,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "RESULTS-speed.md"
+#: Where both commands keep Hypothesis's Unicode tables (built by the warm-up run): each run
+#: is in a fresh folder, and a table built in one of them would be charged to one side only.
+HYPOTHESIS_HOME = Path(tempfile.gettempdir()) / "chunk-contract-bench-hypothesis"
 PYTHON_CHUNKERS = ("fixed", "recursive", "markdown", "header", "grapheme")
 JS = ROOT / "reference_chunkers" / "js" / "chunker.mjs"
 SLOW = HERE / "slow.py"
@@ -90,6 +94,7 @@ def _measured(command: list[str], *, cwd: Path) -> tuple[float, float, int]:
     started = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(ROOT)  # bytecode cached, as after an install (see warm_up)
+    env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(HYPOTHESIS_HOME)  # one Unicode table for both
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, timeout=900)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
