@@ -22,7 +22,7 @@ raises, crashes or breaks a rule on a probe document is a finding of that rule
 timing.
 
 **Sizes.** The first family starts small (``SIZES[0]``, 3,125 characters); each later one
-starts at the size the plugin's fastest settled family says takes about ``MEASURABLE`` (at most
+starts at the first size the plugin's fastest settled family says takes ``MEASURABLE`` (at most
 ``SIZES[-1]``), since smaller sizes are never fitted (a late start that does not finish is
 measured again from ``SIZES[0]``). A family doubles until its trend is settled: linear
 (:attr:`Timing.settled`) or confirmed superlinear, at most to 6.4M characters for the
@@ -624,10 +624,11 @@ def survey(
 def start_size(rate: float | None) -> int:
     """The size of the doubling series from ``SIZES[0]`` a family starts at, given the fewest
     CPU seconds per character an earlier family of this plugin took (None: no family measured
-    yet): the largest size that rate says takes at most MEASURABLE, since a smaller one is
-    never fitted. A family that takes longer per character only begins its fit sooner."""
+    yet): the smallest size that rate says takes MEASURABLE, the first a fit can use (a
+    smaller one is never fitted). A family that takes longer per character is fitted from its
+    first size all the same."""
     size = SIZES[0]
-    while rate is not None and size < SIZES[-1] and size * 2 * rate <= MEASURABLE:
+    while rate is not None and size < SIZES[-1] and size * rate < MEASURABLE:
         size *= 2
     return size
 

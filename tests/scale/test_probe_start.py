@@ -53,8 +53,10 @@ def test_no_rate_starts_at_the_first_size_and_a_late_start_is_capped() -> None:
 def test_a_slower_rate_never_starts_later() -> None:
     starts = [scaling.start_size(rate) for rate in (1e-9, 1e-8, 1e-7, 1e-6, 1e-5)]
     assert starts == sorted(starts, reverse=True)
-    assert all(size * LINEAR * 10 ** k <= scaling.MEASURABLE or size == scaling.SIZES[0]
-               for k, size in enumerate(starts, start=-2))
+    for k, size in enumerate(starts, start=-2):  # the first size that rate makes measurable
+        rate = LINEAR * 10 ** k
+        assert size == scaling.SIZES[0] or size // 2 * rate < scaling.MEASURABLE
+        assert size == scaling.SIZES[-1] or size * rate >= scaling.MEASURABLE
 
 
 def test_later_families_skip_the_sizes_never_fitted() -> None:
@@ -66,8 +68,10 @@ def test_later_families_skip_the_sizes_never_fitted() -> None:
     late = scaling.start_size(LINEAR)
     assert late > scaling.SIZES[0]
     assert [model.first_size(f) for f in families[1:]] == [late, late]
-    # the late start is a size the fit never used: it takes at most MEASURABLE
-    assert late * LINEAR <= scaling.MEASURABLE
+    # the late start is the first size the fit can use: measurable, its half not
+    assert late * LINEAR >= scaling.MEASURABLE > late // 2 * LINEAR
+    sizes = [size for name, size in model.calls if name == "paragraphs"]
+    assert len(sizes) == 3  # three fitted sizes, nothing timed that the fit does not use
 
 
 def test_a_family_quadratic_past_the_late_start_is_still_reported_by_growth() -> None:
