@@ -23,12 +23,14 @@ timing.
 
 **Sizes.** The first family starts small (``SIZES[0]``, 3,125 characters); each later one
 starts at the first size the plugin's fastest settled family says takes ``MEASURABLE`` (at most
-``SIZES[-1]``), since smaller sizes are never fitted (a late start that does not finish is
-measured again from ``SIZES[0]``). A family doubles until its trend is settled: linear
-(:attr:`Timing.settled`) or confirmed superlinear, at most to 6.4M characters for the
-pathological families (a quadratic loop in C shows only past a million) and 1.6M for the
-realistic ones. A family whose largest size is still under ``FLOOR`` there is linear: times
-that small are decided by caches and the scheduler, not by the chunker.
+``SIZES[-1]``), since smaller sizes are never fitted (a late start that does not finish, or
+takes over ``LATE`` there, is measured again from ``SIZES[0]``: a family far slower than
+predicted is most often superlinear, and growing it from there would cost more). A family
+doubles until its trend is settled: linear (:attr:`Timing.settled`) or confirmed superlinear,
+at most to 6.4M characters for the pathological families (a quadratic loop in C shows only past
+a million) and 1.6M for the realistic ones. A family whose largest size is still under
+``FLOOR`` there is linear: times that small are decided by caches and the scheduler, not by the
+chunker.
 
 **Verdict.** The trend is the exponent of a log-log fit over the last ``FIT`` sizes that took
 at least ``MEASURABLE`` seconds (three at least: one pair cannot tell growth from noise).
@@ -122,6 +124,9 @@ BUDGET = 60.0
 #: Sizes up to this many characters are checked on every call; larger ones only at the largest
 #: size measured (checking every size would cost the host more than the plugin).
 CHECKED = 12_500
+#: CPU seconds past which a late start's first size is too slow to grow the family from (the
+#: rate predicted MEASURABLE to twice that; correct chunkers' families differ by a few times).
+LATE = 8 * MEASURABLE
 #: Sizes tried while shrinking a broken family's document to its smallest failing size.
 BISECTIONS = 12
 
@@ -540,8 +545,8 @@ def measure(worker: Transport, family: str, *, timeout: float, config: Config = 
         taken = state.next_size()
         if isinstance(taken, str):
             return state.timing(failed=True)
-        if taken is None:
-            break
+        if taken is None or (start is not None and len(state.seconds) == 1 and taken > LATE):
+            break  # (too slow for a late start: the caller measures it from the first size)
         if state.timing().grew:
             verdict = _confirmed(state, most, grown)
             if verdict is None:
@@ -598,12 +603,13 @@ def survey(
             break
         patient = "terminates" not in found.broken
         start = start_size(rate)
+        late = start != SIZES[0]
         first = measure(worker, family, timeout=timeout, config=config, check=check,
-                        patient=patient and start == SIZES[0], start=start)
+                        patient=patient and not late, start=start if late else None)
         spent += first.spent
-        if first.finished == 0 and first.broken is None and start != SIZES[0]:
+        if late and _slower_than_expected(first):
             first = measure(worker, family, timeout=timeout, config=config, check=check,
-                            patient=patient)  # a late start that did not finish: from the first
+                            patient=patient)  # from the first size, as without a late start
             spent += first.spent
         rate = _fastest(rate, first)
         if first.broken is not None:
@@ -631,6 +637,15 @@ def start_size(rate: float | None) -> int:
     while rate is not None and size < SIZES[-1] and size * rate < MEASURABLE:
         size *= 2
     return size
+
+
+def _slower_than_expected(timing: Timing) -> bool:
+    """A late start that did not finish its first size, or took over LATE seconds there: the
+    family is far slower than the rate predicted (a superlinear one, most often), and growing it
+    from there would cost more than measuring it from the first size."""
+    if timing.broken is not None:
+        return False
+    return timing.finished == 0 or (timing.seconds[0] or 0.0) > LATE
 
 
 def _fastest(rate: float | None, timing: Timing) -> float | None:

@@ -92,3 +92,20 @@ def test_a_family_slower_than_the_fastest_only_settles_sooner() -> None:
     assert not found.violations
     sizes = [size for name, size in model.calls if name == "paragraphs"]
     assert len(sizes) == 3  # fitted from its very first size
+
+
+def test_a_family_far_slower_at_the_late_start_is_measured_from_the_first_size() -> None:
+    """Quadratic, it finishes the late start but far over what the rate predicted: it is not
+    grown from there (four times the time per doubling, each re-timed to confirm) but measured
+    from the first size, as without a late start, and reported all the same."""
+    quadratic = {"paragraphs": lambda n: 0.05 * (n / 25_000) ** 2}
+    model = _ByFamily(quadratic)
+    found = _survey(model, ("one character repeated", "paragraphs"))
+    assert [v.message.split(":")[0] for v in found.violations] == ["paragraphs"]
+    sizes = [size for name, size in model.calls if name == "paragraphs"]
+    late = scaling.start_size(LINEAR)
+    assert sizes[0] == late and sizes[1] == scaling.SIZES[0]  # one call, then from the start
+    alone = _ByFamily(quadratic)
+    _survey(alone, ("paragraphs",))
+    again = [size for name, size in alone.calls if name == "paragraphs"]
+    assert sizes[1:] == again  # measured exactly as a first family would be
