@@ -468,3 +468,44 @@ def test_find_needs_offsets_the_rule_judges() -> None:
 
     assert not _confirms("offsets_from_find", probe("no_lost_text"))
     assert _confirms("offsets_from_find", probe("line_citations"))
+
+
+def test_crlf_not_normalised_needs_the_cr_itself_not_whitespace() -> None:
+    """A splitter that cuts at spaces, else character by character, and strips each piece
+    (LangChain's LaTeX splitter): on a text without spaces, a run of whitespace around a line
+    end is stripped out of a window, and the overlap then puts one chunk inside another. The
+    '\\r' of a CRLF does that, and so does a tab; a space does not (a cut goes there), so the
+    space copy alone passing proves nothing about the CRLF."""
+    document = "ff\r\n\r\n\\b"
+    records = [{"text": "ff", "start": 0, "end": 2}, {"text": "\\", "start": 6, "end": 7},
+               {"text": "\\b", "start": 6, "end": 8}]
+
+    def strands_whitespace(d: str, c: Config) -> tuple[set[str], Any]:
+        stranded = " " not in d and any(blank in d for blank in "\r\t")
+        return ({"ordered"} if stranded else set()), records
+
+    probe = _probe("ordered", document, Config(4, 1), records, strands_whitespace)
+    assert not _confirms("crlf_not_normalised", probe)
+    # a chunker that breaks on the '\r' itself is still named
+    probe = _probe("ordered", document, Config(4, 1), records,
+                   lambda d, c: ({"ordered"} if "\r" in d else set(), records))
+    assert _confirms("crlf_not_normalised", probe)
+
+
+def test_fence_lookalike_needs_the_look_not_the_line() -> None:
+    """A splitter that knows only headings with text ('# x'; LlamaIndex's markdown parser)
+    packs an empty '#' with the line before it, whatever that line is. Without the line the
+    heading starts its chunk, but with the line kept as plain text (no backtick) the violation
+    stays: the line's look is not the cause."""
+    document = "```a`\n#"
+    records = [{"text": document, "start": 0, "end": 7}]
+
+    def packs_empty_heading(d: str, c: Config) -> tuple[set[str], Any]:
+        return ({"heading_boundary"} if "\n#" in d else set()), records
+
+    probe = _probe("heading_boundary", document, Config(1, 0), records, packs_empty_heading)
+    assert not _confirms("fence_lookalike", probe)
+    # a chunker that hides the heading behind the backticks is still named
+    probe = _probe("heading_boundary", document, Config(1, 0), records,
+                   lambda d, c: ({"heading_boundary"} if "```" in d else set(), records))
+    assert _confirms("fence_lookalike", probe)
