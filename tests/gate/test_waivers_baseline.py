@@ -24,7 +24,9 @@ from tests.gate.test_reports import MULTITOOL, _multitool, _validate
 
 CHUNKERS = HERE / "gate_chunkers.py"
 #: Small budgets: the findings here are found by the seed corpus and the first examples.
-BUDGET = ("--max-examples", "30", "--seed", "1", "--no-schedule", "-q")
+#: Small and fixed; no scaling probe (``quick``): waivers and baselines are judged on the
+#: examples, and the probe of a chunker this fast grows documents to millions of characters.
+BUDGET = ("--max-examples", "30", "--seed", "1", "--no-schedule", "-q", "--profile", "quick")
 
 
 def _run(tmp_path: Path, target: str, *flags: str) -> int:
@@ -296,7 +298,8 @@ def test_the_official_multitool_accepts_a_baseline_sarif(tmp_path: Path) -> None
 # ----------------------------------------------------------------------------- the pytest plugin
 
 PYTEST = ("-m", "pytest", "-p", "contract.pytest.plugin", "-p", "no:cacheprovider", "-rfsx",
-          "--chunk-contract-max-examples", "30", "--chunk-contract-seed", "1")
+          "--chunk-contract-max-examples", "30", "--chunk-contract-seed", "1",
+          "--chunk-contract-profile", "quick")
 
 
 def test_the_pytest_plugin_takes_waivers_and_a_baseline(tmp_path: Path) -> None:
