@@ -15,7 +15,8 @@ from contract.exactjson import loads
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 TOKENIZERS = HERE / "tokenizers.py"
-ARGS = ("--max-examples", "30", "--seed", "7", "--no-corpus", "-q")
+#: No scaling probe (``quick``): health is judged on the examples, not on its documents.
+ARGS = ("--max-examples", "30", "--seed", "7", "--no-corpus", "-q", "--profile", "quick")
 
 
 def _run(target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, dict]:
