@@ -43,9 +43,6 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "RESULTS-speed.md"
-#: Where both commands keep Hypothesis's Unicode tables (built by the warm-up run): each run
-#: is in a fresh folder, and a table built in one of them would be charged to one side only.
-HYPOTHESIS_HOME = Path(tempfile.gettempdir()) / "chunk-contract-bench-hypothesis"
 PYTHON_CHUNKERS = ("fixed", "recursive", "markdown", "header", "grapheme")
 JS = ROOT / "reference_chunkers" / "js" / "chunker.mjs"
 SLOW = HERE / "slow.py"
@@ -94,7 +91,6 @@ def _measured(command: list[str], *, cwd: Path) -> tuple[float, float, int]:
     started = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(ROOT)  # bytecode cached, as after an install (see warm_up)
-    env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(HYPOTHESIS_HOME)  # one Unicode table for both
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, timeout=900)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -144,6 +140,21 @@ def warm_up(target: str, has_plain: bool) -> None:
 
 
 def measure(repeats: int, only: set[str] | None, slow: bool) -> list[dict[str, Any]]:
+    """Every target's samples. Both commands keep Hypothesis's Unicode tables in one folder
+    for the whole bench (built by the warm-up run, removed at the end): each run is in a fresh
+    folder, and a table built in one of them would be charged to one side only."""
+    before = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
+    with tempfile.TemporaryDirectory(prefix="bench-speed-hypothesis-") as home:
+        os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = home  # inherited by both commands
+        try:
+            return _measure_all(repeats, only, slow)
+        finally:
+            os.environ.pop("HYPOTHESIS_STORAGE_DIRECTORY")
+            if before is not None:
+                os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = before
+
+
+def _measure_all(repeats: int, only: set[str] | None, slow: bool) -> list[dict[str, Any]]:
     rows = []
     for name, target, has_plain in targets(only, slow):
         warm_up(target, has_plain)
