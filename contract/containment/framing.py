@@ -77,10 +77,11 @@ def encode(value: Any) -> bytes:
 
 def decode(data: bytes | bytearray | memoryview) -> Any:
     """The plain data :func:`encode` wrote. Raises :class:`FrameError` on anything else."""
+    raw = _bytes(data)  # (``in`` on a memoryview compares element by element: 10x slower)
     try:
-        if b'"$str"' not in data and b'"$dict"' not in data:
-            return _DECODER.decode(_bytes(data).decode("utf-8"))
-        return exactjson.loads(_bytes(data))
+        if b'"$str"' not in raw and b'"$dict"' not in raw:
+            return _DECODER.decode(raw.decode("utf-8"))
+        return exactjson.loads(raw)
     except (ValueError, TypeError, RecursionError, MemoryError) as exc:  # UnicodeError too
         raise FrameError(f"the payload is not valid JSON: {type(exc).__name__}: {exc}") from None
 

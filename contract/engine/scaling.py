@@ -23,9 +23,12 @@ timing.
 
 **Sizes.** The first family starts small (``SIZES[0]``, 3,125 characters); each later one
 starts at the first size the plugin's fastest settled family says takes ``MEASURABLE`` (at most
-``SIZES[-1]``), since smaller sizes are never fitted (a late start that does not finish, or
-takes over ``LATE`` there, is measured again from ``SIZES[0]``: a family far slower than
-predicted is most often superlinear, and growing it from there would cost more). A family
+``SIZES[-1]``), since smaller sizes are never fitted. A late start that takes ``EARLIER`` times
+that or more there (or does not finish) was predicted from a faster family: the family is
+measured again from the first size its own time there says takes ``MARGIN`` times that (from
+``SIZES[0]`` if it did not finish), so its fit ends at the smallest sizes that settle it (large
+documents cross steps of the memory hierarchy, and a family far slower than predicted is most
+often superlinear: growing it from the late start would cost more). A family
 doubles until its trend is settled: linear (:attr:`Timing.settled`) or confirmed superlinear,
 at most to 6.4M characters for the pathological families (a quadratic loop in C shows only past
 a million) and 1.6M for the realistic ones. A family whose largest size is still under
@@ -60,7 +63,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from contract.containment.worker import Outcome
@@ -74,7 +78,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUDGET", "CONFIG", "FAMILIES", "PATHOLOGICAL", "SIZES", "Broken", "Checker", "Probed",
-    "Timing", "exponent", "measure", "probe", "start_size", "survey",
+    "Timing", "exponent", "measure", "own_start", "probe", "start_size", "survey",
 ]
 
 
@@ -124,9 +128,12 @@ BUDGET = 60.0
 #: Sizes up to this many characters are checked on every call; larger ones only at the largest
 #: size measured (checking every size would cost the host more than the plugin).
 CHECKED = 12_500
-#: CPU seconds past which a late start's first size is too slow to grow the family from (the
-#: rate predicted MEASURABLE to twice that; correct chunkers' families differ by a few times).
-LATE = 8 * MEASURABLE
+#: A late start whose first size took this many times MEASURABLE or more started later than the
+#: family needed (the rate predicted MEASURABLE to twice that; a family's first call is often
+#: slower than the next, its caches cold): it is measured again from the first size its own
+#: time there says takes MARGIN times MEASURABLE (room for that first call's slowness).
+EARLIER = 4.0
+MARGIN = 2.0
 #: Sizes tried while shrinking a broken family's document to its smallest failing size.
 BISECTIONS = 12
 
@@ -527,14 +534,16 @@ def _confirmed(state: _Measuring, most: int, grown: list[bool]) -> bool | str | 
 
 def measure(worker: Transport, family: str, *, timeout: float, config: Config = CONFIG,
             sizes: tuple[int, ...] = SIZES, check: Checker | None = None,
-            patient: bool = True, start: int | None = None) -> Timing:
+            patient: bool = True, start: int | None = None, tentative: bool = False) -> Timing:
     """Time one family, from ``sizes[0]`` doubling on (up to EXTRA sizes past ``sizes``,
     EXTRA_REALISTIC for a realistic family) until its trend is settled, a size times out or
     the family is confirmed superlinear. ``check`` checks each size's chunks once (a call that
     fails or breaks a rule ends the family: ``broken``). ``patient``: wait longer on a first
     size that does not finish (then ``terminates`` if it never does). ``start``: a later size
     of the doubling series to begin at (see :func:`start_size`); the largest size allowed
-    stays the same.
+    stays the same. ``tentative``: the start was predicted from another family; the family
+    ends after its first size if that took EARLIER times MEASURABLE or more (see
+    :func:`own_start`).
     """
     first = sizes[0] if start is None else start
     skipped = round(math.log2(first / sizes[0]))
@@ -545,8 +554,9 @@ def measure(worker: Transport, family: str, *, timeout: float, config: Config = 
         taken = state.next_size()
         if isinstance(taken, str):
             return state.timing(failed=True)
-        if taken is None or (start is not None and len(state.seconds) == 1 and taken > LATE):
-            break  # (too slow for a late start: the caller measures it from the first size)
+        if taken is None or (tentative and len(state.seconds) == 1
+                             and taken >= EARLIER * MEASURABLE):
+            break  # (started later than needed: the caller measures it from its own start)
         if state.timing().grew:
             verdict = _confirmed(state, most, grown)
             if verdict is None:
@@ -602,15 +612,9 @@ def survey(
         if spent > budget:
             break
         patient = "terminates" not in found.broken
-        start = start_size(rate)
-        late = start != SIZES[0]
-        first = measure(worker, family, timeout=timeout, config=config, check=check,
-                        patient=patient and not late, start=start if late else None)
+        first = _from_start(partial(measure, worker, family, timeout=timeout, config=config,
+                                    check=check), patient, start_size(rate))
         spent += first.spent
-        if late and _slower_than_expected(first):
-            first = measure(worker, family, timeout=timeout, config=config, check=check,
-                            patient=patient)  # from the first size, as without a late start
-            spent += first.spent
         rate = _fastest(rate, first)
         if first.broken is not None:
             found.broken.setdefault(first.broken.violations[0].invariant, first.broken)
@@ -627,6 +631,20 @@ def survey(
     return found
 
 
+def _from_start(measured: Callable[..., Timing], patient: bool, start: int) -> Timing:
+    """One family measured from ``start`` (predicted from a faster family, unless it is the
+    first size), and again from its own start if it started late (see :func:`own_start`);
+    ``spent`` counts both."""
+    if start == SIZES[0]:
+        return measured(patient=patient)
+    tried = measured(patient=False, start=start, tentative=True)
+    if not _started_late(tried):
+        return tried
+    earlier = own_start(tried)
+    timing = measured(patient=patient and earlier is None, start=earlier)
+    return replace(timing, spent=timing.spent + tried.spent)
+
+
 def start_size(rate: float | None) -> int:
     """The size of the doubling series from ``SIZES[0]`` a family starts at, given the fewest
     CPU seconds per character an earlier family of this plugin took (None: no family measured
@@ -639,13 +657,23 @@ def start_size(rate: float | None) -> int:
     return size
 
 
-def _slower_than_expected(timing: Timing) -> bool:
-    """A late start that did not finish its first size, or took over LATE seconds there: the
-    family is far slower than the rate predicted (a superlinear one, most often), and growing it
-    from there would cost more than measuring it from the first size."""
+def _started_late(timing: Timing) -> bool:
+    """A late start that did not finish its first size, or took EARLIER times MEASURABLE or
+    more there: slower than the rate predicted, it is measured again (see :func:`own_start`)."""
     if timing.broken is not None:
         return False
-    return timing.finished == 0 or (timing.seconds[0] or 0.0) > LATE
+    return timing.finished == 0 or (timing.seconds[0] or 0.0) >= EARLIER * MEASURABLE
+
+
+def own_start(timing: Timing) -> int | None:
+    """Where a family that started late is measured again: the first size its own time at the
+    late start says takes MARGIN times MEASURABLE (see :func:`start_size`), None for
+    ``SIZES[0]`` (also when the late start did not finish). A superlinear family's rate there
+    is higher than at smaller sizes, so it starts early enough."""
+    if timing.finished == 0:
+        return None
+    size = start_size(timing.largest / timing.sizes[0] / MARGIN)
+    return None if size == SIZES[0] else size
 
 
 def _fastest(rate: float | None, timing: Timing) -> float | None:

@@ -242,6 +242,9 @@ class Chunk:
 
 _CHUNK_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Chunk) if f.name != "index"}
 _RECORD_KEYS = frozenset(_CHUNK_DEFAULTS)
+#: The order of a reply's columns: the same records are the same bytes, whatever order the
+#: plugin wrote their keys in.
+_WIRE_ORDER = (*CHUNK_FIELDS, "bare")
 
 
 @dataclass(frozen=True)
@@ -673,6 +676,76 @@ def chunks_from_records(records: Iterable[Mapping[str, Any]]) -> list[Chunk]:
 
 class MalformedRecords(ValueError):
     """Chunk records from the worker that are not what :func:`normalise_chunks` writes."""
+
+
+def columns_of(records: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """Records as the wire carries them from the worker: one list per field that any record
+    has, None where a record lacks it. Half the bytes of one object per chunk, and the host
+    checks a column's types at once instead of each record's fields one by one."""
+    present = set().union(*records) if records else {"text"}
+    return {name: [record.get(name) for record in records]
+            for name in _WIRE_ORDER if name in present}
+
+
+def checked_columns(columns: Any) -> list[Chunk]:
+    """Chunks from the columns of :func:`columns_of` that crossed the worker boundary.
+
+    Checked as :func:`checked_records` checks records: every column a list of one value per
+    chunk, of a known field, each value of the field's plain type (or None, but a text), offsets
+    and counts in the 64-bit range; anything else raises :class:`MalformedRecords` naming the
+    first record at fault.
+    """
+    if type(columns) is not dict or type(columns.get("text")) is not list:
+        raise MalformedRecords(f"the chunk columns are a {type(columns).__name__} with no text")
+    count = len(columns["text"])
+    for name, column in columns.items():
+        if name not in _RECORD_KEYS or type(column) is not list or len(column) != count:
+            raise MalformedRecords(f"the chunk column {_shown(name)} is not {count} values")
+        if not _plain_column(name, column):
+            index = next(i for i, v in enumerate(column) if not _plain_value(name, v))
+            raise MalformedRecords(f"record {index} has {name!r} = {_shown(column[index])}")
+    return _chunks_of(columns)
+
+
+def _plain_column(name: str, column: list[Any]) -> bool:
+    """Whether every value of ``column`` is plain for field ``name`` (C loops, no call per
+    value, for the common fields)."""
+    kinds = set(map(type, column))
+    if name == "text":
+        return kinds <= {str}
+    if name == "bare":
+        return kinds <= {bool}
+    if name in _STR_FIELDS:
+        return kinds <= {str, type(None)}
+    if name in _INT_FIELDS and kinds <= {int, type(None)}:
+        ints = [v for v in column if v is not None] if type(None) in kinds else column
+        return not ints or (min(ints) >= -_INT_BOUND and max(ints) < _INT_BOUND)
+    return all(_plain_value(name, value) for value in column)
+
+
+def _plain_value(name: str, value: Any) -> bool:
+    if value is None:
+        return name not in ("text", "bare")
+    return _plain_field(name, value)
+
+
+def _chunks_of(columns: dict[str, list[Any]]) -> list[Chunk]:
+    """The chunks of checked columns, each instance dict written at once (see from_record)."""
+    names = tuple(columns)
+    chunks = []
+    new = Chunk.__new__
+    for index, values in enumerate(zip(*columns.values())):
+        chunk = new(Chunk)
+        fields = chunk.__dict__
+        fields.update(_CHUNK_DEFAULTS)
+        fields.update(zip(names, values))  # None is every optional field's default
+        fields["index"] = index
+        chunks.append(chunk)
+    if "section" in columns:
+        for chunk in chunks:
+            if chunk.section is not None:
+                chunk.__dict__["section"] = tuple(chunk.section)
+    return chunks
 
 
 def checked_records(records: Any) -> list[Chunk]:

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from contract.spec.model import Chunk, Declarations, MalformedRecords, checked_records
+from contract.spec.model import Chunk, Declarations, MalformedRecords, checked_columns
 
 
 class MalformedReply(ValueError):
@@ -191,7 +191,7 @@ def split_reply(value: Any) -> Chunks | Raised | WrongType:
     kind, types = value[0], [type(x) for x in value[1:]]
     if kind == "chunks" and len(value) == 2:
         try:
-            return Chunks(checked_records(value[1]))
+            return Chunks(checked_columns(value[1]))
         except MalformedRecords as exc:
             raise MalformedReply(str(exc)) from None
     if kind == "wrong_type" and types == [str]:

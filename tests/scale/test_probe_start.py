@@ -85,13 +85,29 @@ def test_a_family_quadratic_past_the_late_start_is_still_reported_by_growth() ->
     assert model.first_size("newlines only") == scaling.SIZES[0]
 
 
-def test_a_family_slower_than_the_fastest_only_settles_sooner() -> None:
-    slower = {"paragraphs": lambda n: 4 * LINEAR * n}
+def test_a_family_slower_than_the_fastest_is_measured_from_its_own_start() -> None:
+    """Eight times slower than the fastest family, its late start takes eight times MEASURABLE:
+    one call there, then three fitted sizes from the size its own time says takes MARGIN times
+    MEASURABLE, so its largest size is a quarter of what growing on would reach."""
+    slower = {"paragraphs": lambda n: 8 * LINEAR * n}
     model = _ByFamily(slower)
     found = _survey(model, ("one character repeated", "paragraphs"))
     assert not found.violations
     sizes = [size for name, size in model.calls if name == "paragraphs"]
-    assert len(sizes) == 3  # fitted from its very first size
+    late = scaling.start_size(LINEAR)
+    own = scaling.start_size(8 * LINEAR / scaling.MARGIN)
+    assert own == late // 4
+    assert sizes == [late, own, own * 2, own * 4]
+
+
+def test_a_family_about_as_fast_as_predicted_is_not_measured_again() -> None:
+    """Under EARLIER times MEASURABLE at the late start (a cold first call): grown on from
+    there, no extra call."""
+    model = _ByFamily({"paragraphs": lambda n: 3 * LINEAR * n})
+    _survey(model, ("one character repeated", "paragraphs"))
+    sizes = [size for name, size in model.calls if name == "paragraphs"]
+    late = scaling.start_size(LINEAR)
+    assert sizes == [late, late * 2, late * 4]
 
 
 def test_a_family_far_slower_at_the_late_start_is_measured_from_the_first_size() -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contract.spec.model import Chunk
 from tests.unit.helpers import accepts, bare, case, rejects, spans, utf8_len, violations
@@ -210,3 +212,24 @@ def test_a_lone_surrogate_is_damage_even_with_the_character_nearby() -> None:
     doc = "x\U0001f600y \U0001f600"
     rejects("codepoint_integrity", case(doc, [Chunk(index=0, text="x\ud83d", start=0, end=2)]),
             "lone surrogate U+D83D")
+
+
+# Characters of every grapheme class the UAX #29 rules join on: marks, ZWJ, emoji, regional
+# indicators, Hangul jamo and syllables, prepend, spacing marks, Indic consonants and virama,
+# CR and LF, and plain letters.
+_CLUSTER_PIECES = (
+    "a", " ", "\r", "\n", "\u0301", "\u200d", "\U0001f468", "\U0001f469", "\U0001f1fa",
+    "\U0001f1f8", "\u1100", "\u1161", "\u11a8", "\uac00", "\uac01", "\u0600", "\u0903",
+    "\u0915", "\u094d", "\u0937", "\u0e33", "\ufe0f", "\x00", "\u6570", "\U0001f3fb",
+)
+
+
+@given(st.lists(st.sampled_from(_CLUSTER_PIECES), max_size=40).map("".join))
+def test_the_boundary_shortcut_agrees_with_reading_the_clusters(text: str) -> None:
+    """Every offset the pair shortcut settles is a boundary of ``\\X``'s own clusters."""
+    from contract.spec.invariants import unicode
+
+    bounds = {m.start() for m in unicode._GRAPHEME.finditer(text)} | {len(text)}
+    for offset in range(1, len(text)):
+        if unicode._BOUNDARY_PAIR.match(text, offset - 1):
+            assert offset in bounds, (text, offset)

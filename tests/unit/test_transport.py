@@ -5,10 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contract.containment.worker import Outcome
 from contract.engine.session import Session
-from contract.spec.model import Config
+from contract.spec.model import (
+    Config,
+    checked_columns,
+    chunks_from_records,
+    columns_of,
+    normalise_chunks,
+)
 from contract.transport.base import ForkTransport, InProcessTransport, checked
 from contract.transport.loading import load
 from contract.transport.messages import (
@@ -71,7 +79,8 @@ def test_an_unparsed_family_split_that_is_no_list_of_chunks_is_a_protocol_error(
     from contract.containment.worker import Unread
     from contract.transport.base import _reader, parsed
 
-    for data in (b'["chunks",[{"text":1}]]]', b'["chunks",[{"text":"a"}]', b'["chunks",[x]]]'):
+    for data in (b'["chunks",{"text":[1]}]]', b'["chunks",{"text":["a"]}', b'["chunks",[x]]]',
+                 b'["chunks",[{"text":"a"}]]]'):
         unchecked = Unchecked(_reader(Unread(memoryview(data))))
         outcome = parsed(Outcome("ok", unchecked))
         assert outcome.kind == "error" and outcome.error_type == "ProtocolError", (data, outcome)
@@ -79,9 +88,13 @@ def test_an_unparsed_family_split_that_is_no_list_of_chunks_is_a_protocol_error(
 
 def test_split_replies_parse_into_typed_replies() -> None:
     request = Split("ab", 3, 0)
-    chunks = request.reply_from_wire(["chunks", [{"text": "ab", "start": 0, "end": 2,
-                                                  "bare": False}]])
+    chunks = request.reply_from_wire(["chunks", {"text": ["ab", "b"], "start": [0, None],
+                                                 "end": [2, None], "bare": [False, True],
+                                                 "section": [["h"], None]}])
     assert isinstance(chunks, Chunks) and chunks.chunks[0].end == 2
+    first, second = chunks.chunks
+    assert (first.index, first.section, second.index, second.start) == (0, ("h",), 1, None)
+    assert second.bare and not first.bare and second.id is None
     assert request.reply_from_wire(["wrong_type", "returned int"]) == WrongType("returned int")
     raised = request.reply_from_wire(["raised", "ValueError", "no", True, "trace"])
     assert raised == Raised("ValueError", "no", True, "trace")
@@ -95,14 +108,25 @@ def test_split_replies_parse_into_typed_replies() -> None:
         "chunks",
         ["chunks"],
         ["chunks", {"text": "a"}],
-        ["chunks", [{"text": 1}]],
-        ["chunks", [{"text": "a", "start": True}]],
-        ["chunks", [{"text": "a", "start": 1.0}]],
-        ["chunks", [{"text": "a", "start": 2**63}]],
-        ["chunks", [{"text": "a", "section": "h1"}]],
-        ["chunks", [{"text": "a", "section": [1]}]],
-        ["chunks", [{"text": "a", "index": 3}]],
-        ["chunks", [{"text": "a", "bare": 1}]],
+        ["chunks", [{"text": "a"}]],  # one object per chunk: not the columns the worker sends
+        ["chunks", {"start": [0]}],
+        ["chunks", {"text": [1]}],
+        ["chunks", {"text": [None]}],
+        ["chunks", {"text": ["a"], "start": [True]}],
+        ["chunks", {"text": ["a"], "start": [1.0]}],
+        ["chunks", {"text": ["a"], "start": [2**63]}],
+        ["chunks", {"text": ["a"], "end": [-(2**63) - 1]}],
+        ["chunks", {"text": ["a", "b"], "start": [0, 2**63]}],
+        ["chunks", {"text": ["a", "b"], "start": [None, "1"]}],
+        ["chunks", {"text": ["a"], "start": [0, 1]}],
+        ["chunks", {"text": ["a"], "start": 0}],
+        ["chunks", {"text": ["a"], "id": [3]}],
+        ["chunks", {"text": ["a"], "section": ["h1"]}],
+        ["chunks", {"text": ["a"], "section": [[1]]}],
+        ["chunks", {"text": ["a"], "index": [3]}],
+        ["chunks", {"text": ["a"], "bare": [1]}],
+        ["chunks", {"text": ["a"], "bare": [None]}],
+        ["chunks", {"text": ["a"], "__class__": [None]}],
         ["chunks", ["a"]],
         ["wrong_type", 3],
         ["raised", "ValueError", "no", "yes", "trace"],
@@ -130,7 +154,7 @@ def test_malformed_seconds_are_rejected(reply: Any) -> None:
 
 
 def test_checked_turns_a_malformed_reply_into_a_protocol_error() -> None:
-    outcome = checked(Split("a", 1, 0), Outcome("ok", ["chunks", [{"text": 5}]]))
+    outcome = checked(Split("a", 1, 0), Outcome("ok", ["chunks", {"text": [5]}]))
     assert (outcome.kind, outcome.error_type) == ("error", "ProtocolError")
     assert "not a valid reply" in outcome.message
     assert checked(Split("a", 1, 0), Outcome("timeout")).kind == "timeout"
@@ -170,7 +194,7 @@ class _Lying:
         raise AssertionError("not used")
 
     def call(self, request: Any, *, timeout: float | None = None) -> Outcome:
-        return checked(request, Outcome("ok", ["chunks", [{"text": "a", "start": "0"}]]))
+        return checked(request, Outcome("ok", ["chunks", {"text": ["a"], "start": ["0"]}]))
 
     def close(self) -> None:
         pass
@@ -183,3 +207,26 @@ def test_a_session_reports_a_malformed_reply_as_no_crash() -> None:
     seen = session.observe("abc", Config(3, 0))
     assert [v.invariant for v in seen.violations] == ["no_crash"]
     assert "not a valid reply" in seen.violations[0].message
+
+
+_CHUNK_VALUES = st.fixed_dictionaries(
+    {"text": st.text(max_size=5)},
+    optional={
+        "start": st.integers(-(2**63), 2**63 - 1),
+        "end": st.integers(0, 50),
+        "start_byte": st.integers(0, 50),
+        "line_start": st.integers(1, 9),
+        "section": st.lists(st.text(max_size=3), max_size=2),
+        "id": st.text(max_size=3),
+        "parent": st.text(max_size=3),
+        "token_count": st.integers(0, 9),
+    },
+)
+
+
+@given(st.lists(st.one_of(st.text(max_size=5), _CHUNK_VALUES), max_size=6))
+def test_columns_carry_exactly_the_chunks_records_carry(chunks: list[Any]) -> None:
+    """The worker's columns, checked on the host, are the very chunks of its records: every
+    field, its absence (None), ``bare`` and the index."""
+    records = normalise_chunks(chunks)
+    assert checked_columns(columns_of(records)) == chunks_from_records(records)

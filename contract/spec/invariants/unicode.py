@@ -15,6 +15,11 @@ from contract.spec.rules import invariant
 
 _SUSPECT = regex.compile("[\ud800-\udfff\ufffd]")
 _GRAPHEME = regex.compile(r"\X")
+#: Two characters that always have a cluster boundary between them, whatever precedes them:
+#: grapheme class Other, Control or LF, the second not an Indic conjunct consonant (no rule of
+#: UAX #29 before GB999 joins such a pair). Most of any text's offsets are settled by this.
+_PLAIN = r"[\p{GCB=Other}\p{GCB=Control}\n]"
+_BOUNDARY_PAIR = regex.compile(_PLAIN + r"[" + _PLAIN + r"--\p{InCB=Consonant}]", regex.V1)
 #: A surrogate as ``surrogatepass`` encodes it: ED A0-BF xx.
 _SURROGATE_UTF8 = re.compile(rb"\xed[\xa0-\xbf]")
 #: How far back a boundary test looks for a line break (always a cluster boundary).
@@ -175,7 +180,7 @@ def _whole(doc: Document, start: int, end: int) -> bool:
 def _cluster_around(doc: Document, offset: int) -> tuple[int, int] | None:
     """The grapheme cluster that ``offset`` falls strictly inside, if any."""
     text = doc.text
-    if offset <= 0 or offset >= len(text):
+    if offset <= 0 or offset >= len(text) or _BOUNDARY_PAIR.match(text, offset - 1):
         return None
     begin = text.rfind("\n", max(0, offset - _WINDOW), offset) + 1
     if begin == 0 and offset > _WINDOW:
