@@ -26,7 +26,7 @@ from contract.spec.registry import Invariant, registry
 from contract.spec.rules import BrokenRule, Check
 from contract.transport.base import ForkTransport, Transport
 from contract.transport.kinds import is_out_of_process
-from contract.transport.messages import Chunks, CountTokens, Split, WrongType
+from contract.transport.messages import Chunks, Counts, CountTokens, Split, WrongType
 from contract.transport.outofprocess import OutOfProcessTransport, valid_unicode
 from contract.transport.targets import Plugin
 
@@ -60,6 +60,8 @@ class Observation:
 
 #: Engine rules no single call exercises: the scaling probe alone judges them, when it runs.
 PROBED = frozenset({"scales_linearly"})
+#: Texts one count_tokens request asks for ahead of the checks (see Session.count_ahead).
+COUNT_BATCH = 256
 
 
 class PluginFailure(Exception):
@@ -247,6 +249,8 @@ class Session:
         exercised: set[str],
     ) -> list[Violation]:
         case = self.case(document, config, chunks)
+        if self.plugin.declarations.unit == "tokens" and isinstance(document, str):
+            self.count_ahead(case.measured_texts())
         found: list[Violation] = []
         for rule in rules:
             if rule.engine or not rule.exercised_by(chunks):
@@ -319,6 +323,24 @@ class Session:
         if text not in self._counts:
             self._counts[text] = self._count(text)
         return self._counts[text]
+
+    def count_ahead(self, texts: Iterable[str]) -> None:
+        """Ask the plugin's token counts of ``texts`` not counted yet, COUNT_BATCH at a time:
+        one round trip for a call's chunks, not one per chunk (a scaling probe's largest size
+        has thousands). A batch that fails is left to :meth:`measure`, which asks text by text
+        and so names the text at fault."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._counts))
+        for start in range(0, len(missing), COUNT_BATCH):
+            batch = tuple(missing[start : start + COUNT_BATCH])
+            outcome = self.transport.call(CountTokens(batch))
+            if not outcome.ok or not isinstance(outcome.value, Counts):
+                return
+            self._remember(zip(batch, outcome.value.values))
+
+    def _remember(self, counts: Iterable[tuple[str, int]]) -> None:
+        if len(self._counts) > 100_000:
+            self._counts.clear()
+        self._counts.update(counts)
 
     def _count(self, text: str) -> int:
         try:

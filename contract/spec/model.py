@@ -542,6 +542,18 @@ class Case:
         """The size of ``text`` in the plugin's unit."""
         return self.measure(text)
 
+    def measured_texts(self) -> Iterator[str]:
+        """The texts the size rules measure in the plugin's unit: every chunk's text, and what
+        consecutive siblings share by their offsets (so a token counter can be asked for all of
+        them at once)."""
+        yield from (chunk.text for chunk in self.chunks)
+        text, spans = self.document.text, self.offset_spans
+        for group in self.siblings():
+            for a, b in itertools.pairwise(group):
+                sa, sb = spans[a.index], spans[b.index]
+                if sa is not None and sb is not None and min(sa[1], sb[1]) > max(sa[0], sb[0]):
+                    yield text[max(sa[0], sb[0]) : min(sa[1], sb[1])]
+
     def chunk_size(self, chunk: Chunk) -> int:
         """The size of ``chunk``'s text in the plugin's unit (its UTF-8 encoded once)."""
         if self.unit == "bytes":
