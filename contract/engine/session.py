@@ -297,9 +297,14 @@ class Session:
             lf = document.replace("\r\n", "\n")
             if "\r\n" in lf:
                 return  # "\r\r\n": no LF version whose CRLF twin is this document
-            # The twins' own failures are found when they are generated themselves.
+            # The twins' own failures are found when they are generated themselves; a twin that
+            # is this very document is this call's chunks (a second call is deterministic's).
             with contextlib.suppress(PluginFailure, _Rejected):
-                case.twins = (self.call(lf.replace("\n", "\r\n"), config), self.call(lf, config))
+                case.twins = (self._twin(lf.replace("\n", "\r\n"), case, document, config),
+                              self._twin(lf, case, document, config))
+
+    def _twin(self, text: str, case: Case, document: str, config: Config) -> Sequence[Chunk]:
+        return case.chunks if text == document else self.call(text, config)
 
     def _rerun(self, document: Any, config: Config) -> list[Chunk]:
         try:

@@ -48,3 +48,33 @@ def test_crlf_blind_chunker_breaks_newline_invariance() -> None:
     found = observe(_crlf_blind, "alpha\nbeta")
     assert len(found) == 1
     assert "chunks differently from its LF version" in found[0]
+
+
+def _calls(function: Any, document: str) -> list[str]:
+    """The documents the session sends for one newline_invariance observation."""
+    plugin = from_object(function, name=function.__name__)
+    sent: list[str] = []
+    with Session(plugin, timeout=2.0, memory_mb=None, selected=["newline_invariance"]) as session:
+        call = session.transport.call
+
+        def counted(request: Any, **kwargs: Any) -> Any:
+            sent.append(request.document)
+            return call(request, **kwargs)
+
+        session.transport.call = counted  # type: ignore[method-assign]
+        session.observe(document, Config(10, 0), only="newline_invariance", rerun=False)
+    return sent
+
+
+def test_a_twin_that_is_the_document_itself_is_not_chunked_again() -> None:
+    """An LF document is its own LF twin, a CRLF one its own CRLF twin: one more call, not two;
+    a document of both kinds of line end needs both twins."""
+    assert _calls(_lines, "alpha\nbeta") == ["alpha\nbeta", "alpha\r\nbeta"]
+    assert _calls(_lines, "alpha\r\nbeta") == ["alpha\r\nbeta", "alpha\nbeta"]
+    assert _calls(_lines, "a\r\nb\nc") == ["a\r\nb\nc", "a\r\nb\r\nc", "a\nb\nc"]
+
+
+def test_the_blind_chunker_is_caught_on_a_crlf_document_too() -> None:
+    """Its CRLF twin is the document's own call: the LF twin still shows the difference."""
+    found = observe(_crlf_blind, "alpha\r\nbeta")
+    assert len(found) == 1 and "chunks differently" in found[0]
