@@ -699,6 +699,41 @@ def columns_of(records: list[dict[str, Any]]) -> dict[str, list[Any]]:
             for name in _WIRE_ORDER if name in present}
 
 
+def chunk_columns(result: Any) -> dict[str, list[Any]]:
+    """``columns_of(normalise_chunks(result))``, built column by column when the plugin returned
+    a list of plain strings, or of plain dicts whose known fields hold plain values (the common
+    cases, a fraction of the cost per chunk); anything else goes through
+    :func:`normalise_chunks`, which copies, coerces or refuses it value by value."""
+    if type(result) is list:
+        kinds = set(map(type, result))
+        if result and kinds == {str}:
+            return {"text": result[:], "bare": [True] * len(result)}
+        if kinds == {dict}:
+            columns = _plain_dict_columns(result)
+            if columns is not None:
+                return columns
+    return columns_of(normalise_chunks(result))
+
+
+def _plain_dict_columns(chunks: list[dict[Any, Any]]) -> dict[str, list[Any]] | None:
+    """The columns of plain dict chunks, or None when a key or value is not plain (then
+    normalise_chunks decides)."""
+    keys = set().union(*chunks)
+    if any(type(key) is not str for key in keys):
+        return None
+    columns = {name: [chunk.get(name) for chunk in chunks]
+               for name in CHUNK_FIELDS if name in keys}
+    if "text" not in columns or not all(_plain_column(n, c) for n, c in columns.items()):
+        return None
+    columns = {n: c for n, c in columns.items() if c.count(None) < len(c)}
+    if "section" in columns:
+        columns["section"] = [None if v is None else list(v) for v in columns["section"]]
+    offsets = [columns[n] for n in _WIRE_ORDER if n in _OFFSET_FIELDS and n in columns]
+    columns["bare"] = [row.count(None) == len(offsets) for row in zip(*offsets)] if offsets \
+        else [True] * len(chunks)
+    return columns
+
+
 def checked_columns(columns: Any) -> list[Chunk]:
     """Chunks from the columns of :func:`columns_of` that crossed the worker boundary.
 

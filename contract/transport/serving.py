@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from contract.generation.families import FAMILIES
-from contract.spec.model import ChunkTypeError, columns_of, normalise_chunks, plain_text
+from contract.spec.model import ChunkTypeError, chunk_columns, normalise_chunks, plain_text
 from contract.spec.workbook import build
 from contract.transport.targets import Plugin
 
@@ -41,8 +41,7 @@ def serve(plugin: Plugin) -> Callable[[Any], Any]:
         if plugin.kind == "workbook":
             document = build(document)
         try:
-            records = normalise_chunks(split(document, max_size=max_size, overlap=overlap))
-            return ("chunks", columns_of(records))
+            return ("chunks", chunk_columns(split(document, max_size=max_size, overlap=overlap)))
         except MemoryError:
             raise
         except ChunkTypeError as exc:

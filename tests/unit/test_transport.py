@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -11,8 +12,10 @@ from hypothesis import strategies as st
 from contract.containment.worker import Outcome
 from contract.engine.session import Session
 from contract.spec.model import (
+    ChunkTypeError,
     Config,
     checked_columns,
+    chunk_columns,
     chunks_from_records,
     columns_of,
     normalise_chunks,
@@ -230,3 +233,40 @@ def test_columns_carry_exactly_the_chunks_records_carry(chunks: list[Any]) -> No
     field, its absence (None), ``bare`` and the index."""
     records = normalise_chunks(chunks)
     assert checked_columns(columns_of(records)) == chunks_from_records(records)
+
+
+class _Str(str):
+    pass
+
+
+class _Index:
+    """An integer-like value (numpy's int64 is one)."""
+
+    def __index__(self) -> int:
+        return 3
+
+
+_ODD_VALUES = st.sampled_from([None, True, 1.5, _Str("s"), _Index(), "x", 7, -(2**63), 2**63,
+                               ["h"], [1], ("t",), b"b"])
+_ODD_CHUNKS = st.one_of(
+    st.text(max_size=3),
+    st.builds(_Str, st.text(max_size=3)),
+    _CHUNK_VALUES,
+    st.dictionaries(st.sampled_from(["text", "start", "end", "section", "id", "bare", "index",
+                                     "token_count", "other"]), _ODD_VALUES, max_size=4),
+    st.fixed_dictionaries({"text": st.text(max_size=3), 1: st.just(2)}),
+)
+
+
+@given(st.lists(_ODD_CHUNKS, max_size=5))
+def test_the_columns_built_directly_are_those_of_the_records(chunks: list[Any]) -> None:
+    """chunk_columns takes a shortcut for plain lists and plain dicts: the same columns as
+    normalising record by record, the same refusal otherwise."""
+    try:
+        expected = columns_of(normalise_chunks(chunks))
+    except ChunkTypeError as exc:
+        with pytest.raises(ChunkTypeError, match=re.escape(str(exc))):
+            chunk_columns(chunks)
+        return
+    assert chunk_columns(chunks) == expected
+    assert list(chunk_columns(chunks)) == list(expected)  # the same order: the same bytes
