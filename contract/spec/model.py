@@ -701,13 +701,15 @@ def columns_of(records: list[dict[str, Any]]) -> dict[str, list[Any]]:
 
 def chunk_columns(result: Any) -> dict[str, list[Any]]:
     """``columns_of(normalise_chunks(result))``, built column by column when the plugin returned
-    a list of plain strings, or of plain dicts whose known fields hold plain values (the common
-    cases, a fraction of the cost per chunk); anything else goes through
-    :func:`normalise_chunks`, which copies, coerces or refuses it value by value."""
+    a list of plain dicts whose known fields hold plain values (the common case, a fraction of
+    the cost per chunk); anything else goes through :func:`normalise_chunks`, which copies,
+    coerces or refuses it value by value.
+
+    (Bare strings are normalised one by one on purpose: the scaling probe times the worker's
+    whole call, and a list of strings answered at C speed would grow its documents to sizes
+    whose thousands of bare chunks cost the host seconds to place and check.)"""
     if type(result) is list:
         kinds = set(map(type, result))
-        if result and kinds == {str}:
-            return {"text": result[:], "bare": [True] * len(result)}
         if kinds == {dict}:
             columns = _plain_dict_columns(result)
             if columns is not None:

@@ -108,8 +108,8 @@ def test_violation_report_json_reproducer_and_replay(
         f"{PLUGINS}:words_only",
         "--seed",
         "3",
-        "--max-examples",
-        "100",
+        "--profile",  # the reports and the replay, not the scaling probe (tests/scale has it)
+        "quick",
         "-q",
         "--json",
         str(report),

@@ -164,6 +164,18 @@ def test_span_fidelity_bare_chunks_must_occur_in_the_document() -> None:
     )
 
 
+def test_span_fidelity_finds_bare_chunks_out_of_order_and_after_a_missing_one() -> None:
+    """Each bare chunk is looked for from where the one before it was found, and in the whole
+    document when it is not there: an earlier text, or one after a text that occurs nowhere,
+    is still found; only the text that occurs nowhere is reported."""
+    doc = "alpha beta gamma delta"
+    accepts("span_fidelity", case(doc, bare("gamma", "alpha", "delta", "beta")))
+    found = rejects("span_fidelity", case(doc, bare("beta", "zeta", "alpha", "gamma")),
+                    "chunk[1]: 'zeta' occurs nowhere")
+    assert len(found) == 1
+    accepts("span_fidelity", case(doc, bare("delta", "", "delta")))
+
+
 def test_span_fidelity_chunks_without_offsets_are_placed_even_if_not_flagged_bare() -> None:
     accepts("span_fidelity", case("one two", [Chunk(index=0, text="one")]))
     rejects(
