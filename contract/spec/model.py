@@ -739,10 +739,10 @@ def _plain_dict_columns(chunks: list[dict[Any, Any]]) -> dict[str, list[Any]] | 
 def checked_columns(columns: Any) -> list[Chunk]:
     """Chunks from the columns of :func:`columns_of` that crossed the worker boundary.
 
-    Checked as :func:`checked_records` checks records: every column a list of one value per
-    chunk, of a known field, each value of the field's plain type (or None, but a text), offsets
-    and counts in the 64-bit range; anything else raises :class:`MalformedRecords` naming the
-    first record at fault.
+    The host trusts nothing from the worker: every column a list of one value per chunk, of a
+    known field, each value of the field's plain type (or None, but a text), offsets and counts
+    in the 64-bit range; anything else raises :class:`MalformedRecords` (the caller reports it
+    as ``no_crash``) naming the first record at fault.
     """
     if type(columns) is not dict or type(columns.get("text")) is not list:
         raise MalformedRecords(f"the chunk columns are a {type(columns).__name__} with no text")
@@ -795,30 +795,6 @@ def _chunks_of(columns: dict[str, list[Any]]) -> list[Chunk]:
             if chunk.section is not None:
                 chunk.__dict__["section"] = tuple(chunk.section)
     return chunks
-
-
-def checked_records(records: Any) -> list[Chunk]:
-    """Chunks from records that crossed the worker boundary, each checked as plain data.
-
-    The host trusts nothing from the worker: a record must be a dict of known fields with
-    values of the right plain type, offsets and counts in the 64-bit range; anything else
-    raises :class:`MalformedRecords` (the caller reports it as ``no_crash``).
-    """
-    if type(records) is not list:
-        raise MalformedRecords(f"the chunk list is a {type(records).__name__}")
-    return [Chunk.from_record(i, _checked_record(i, r)) for i, r in enumerate(records)]
-
-
-def _checked_record(index: int, record: Any) -> dict[str, Any]:
-    if type(record) is not dict or type(record.get("text")) is not str:
-        raise MalformedRecords(f"record {index} is not a dict with a text")
-    for name, value in record.items():
-        kind = type(value)  # the common fields inline: one call per field costs per chunk
-        if kind is int and name in _INT_FIELDS and -_INT_BOUND <= value < _INT_BOUND:
-            continue
-        if not _plain_field(name, value):
-            raise MalformedRecords(f"record {index} has {name!r} = {_shown(value)}")
-    return record
 
 
 def _plain_field(name: Any, value: Any) -> bool:
