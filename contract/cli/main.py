@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -298,6 +299,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv and argv[0] in DELEGATED:
             return _delegate(argv[0], argv[1:])
         args = build_parser().parse_args(argv)
+        # What the imports made lives as long as the process: out of the collector's sight, a
+        # full collection walks what the run makes only (Hypothesis's tables are large).
+        gc.freeze()
         with reaper.handling_signals():
             return _HANDLERS[args.command](args)
     except reaper.Interrupted as exc:  # outside a run's own handling: nothing to report

@@ -445,10 +445,10 @@ def _explore(
         seen = session.observe(*case)
         found.note(case, seen)
         if (
-            not seen.violations
-            and seen.records
+            len(found.samples) < crossrun.SAMPLES  # (first: records are built when asked for)
+            and not seen.violations
+            and seen.chunks
             and isinstance(case[0], str)
-            and len(found.samples) < crossrun.SAMPLES
         ):
             found.samples.append(seen)
         _progress(found, step, config, emit)

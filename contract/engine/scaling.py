@@ -37,9 +37,11 @@ chunker.
 
 **Verdict.** The trend is the exponent of a log-log fit over the last ``FIT`` sizes that took
 at least ``MEASURABLE`` seconds (three at least: one pair cannot tell growth from noise).
-A doubling a little too steep to settle the trend (an exponent between ``LINEAR``'s upper bound
-and ``SLOPE``) is timed once more before the family grows on, keeping the least: load only
-ever adds time, and one noisy size must not double the probe's cost.
+Before a family under ``FLOOR`` grows on, a last doubling too steep to settle a trend that was
+linear until then has its larger size timed once more, and a fit too flat for its linear last
+doubling its smallest, keeping the least: load only ever adds time, and one noisy size must not
+double the probe's cost. One steep doubling between linear ones over ``FIT`` sizes is a step of
+the memory hierarchy (a fast chunker's time jumps where its data outgrows a cache), not growth.
 Linear is 1, quadratic 2; growth is reported above ``SLOPE`` (x8 the time for x4 the input),
 and only when the largest size took at least ``FLOOR`` CPU seconds. A suspect is confirmed
 before it is reported: its largest size is timed again, it grows one more doubling where its
@@ -61,6 +63,7 @@ breaks ``terminates`` there.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -229,7 +232,9 @@ class Timing:
     def settled(self) -> bool:
         """The trend is known linear: a linear exponent at a measurable time, or at most SLOPE
         once the largest size took FLOOR; the last doubling's alone too (a fixed cost flattens
-        the fit over the smaller sizes while the growth has begun)."""
+        the fit over the smaller sizes while the growth has begun). A fit of FIT sizes with one
+        steep doubling between linear ones, at most SLOPE over all, is linear too: that one is
+        a step of the memory hierarchy, where a superlinear chunker's doublings are all steep."""
         slope, step = self.exponent, self.last_step
         if slope is None:
             return False
@@ -237,7 +242,16 @@ class Timing:
             return slope <= SLOPE and step <= SLOPE
         if max(slope, step) < LINEAR[0]:
             return self.largest >= FLAT  # a fixed cost, no growth begun
-        return LINEAR[0] <= slope <= LINEAR[1] and step <= LINEAR[1] and self.largest >= SETTLED
+        if step > LINEAR[1] or self.largest < SETTLED:
+            return False
+        return LINEAR[0] <= slope <= LINEAR[1] or (slope <= SLOPE and self._one_steep_step())
+
+    def _one_steep_step(self) -> bool:
+        """The fit has FIT sizes and exactly one of its doublings is steeper than linear."""
+        fit = self.fitted
+        steps = [exponent((self.sizes[a], self.sizes[b]), (self._seconds(a), self._seconds(b)))
+                 for a, b in itertools.pairwise(fit)]
+        return len(fit) == FIT and sum(s > LINEAR[1] for s in steps) == 1
 
     @property
     def compared(self) -> tuple[int, int] | None:
@@ -569,15 +583,33 @@ def measure(worker: Transport, family: str, *, timeout: float, config: Config = 
 
 
 def _settled(state: _Measuring) -> bool:
-    """The trend is settled linear; a last doubling a little too steep to settle it (under
-    SLOPE: no growth worth confirming) is timed once more first, keeping the least, since load
-    only ever adds time to a measurement."""
+    """The trend is settled linear. Load only ever adds time, and one noisy size must not
+    double the probe's cost: before a family under FLOOR grows on, a last doubling too steep to
+    settle it has its largest size timed once more, and a fit too flat for its linear last
+    doubling (its first size slowed: a cold cache, a collection) its smallest, keeping the
+    least of each size's runs."""
     timing = state.timing()
-    if timing.settled or timing.exponent is None or not LINEAR[1] < timing.last_step <= SLOPE:
+    if timing.settled or timing.exponent is None or timing.largest >= FLOOR:
         return timing.settled
-    if state.repeats[-1] > 1 or timing.largest >= FLOOR:
+    k = _noisy_size(timing)
+    if k is None or state.repeats[k] > 1:
         return False
-    return _retime(state, timing.fitted[-1:]) and state.timing().settled
+    return _retime(state, (k,)) and state.timing().settled
+
+
+def _noisy_size(timing: Timing) -> int | None:
+    """The fitted size that keeps a trend from settling, if one size can: the largest after a
+    steep last doubling where the sizes before it grew linearly (a superlinear family grows
+    steeply all along, and is grown, not re-timed), the smallest of a fit too flat for its last
+    doubling."""
+    fit, slope, step = timing.fitted, timing.exponent or 0.0, timing.last_step
+    if step > LINEAR[1]:
+        before = exponent(tuple(timing.sizes[k] for k in fit[:-1]),
+                          tuple(timing.seconds[k] or 0.0 for k in fit[:-1]))
+        return fit[-1] if before <= LINEAR[1] else None
+    if slope < LINEAR[0] <= step:
+        return fit[0]
+    return None
 
 
 def _verified(state: _Measuring, *, failed: bool = False) -> Timing:

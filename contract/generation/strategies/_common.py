@@ -15,12 +15,14 @@ from contract.errors import UsageError
 T = TypeVar("T")
 
 __all__ = [
+    "SEEDS",
     "StrategyArgumentError",
     "check_bool",
     "check_int",
     "expand",
     "fill",
     "lengths",
+    "picks",
     "weighted",
     "with_newlines",
 ]
@@ -104,6 +106,26 @@ def expand(units: Sequence[str], length: int, seed: int) -> str:
         out.append(unit)
         size += len(unit)
     return "".join(out)[:length]
+
+
+def picks(pools: Sequence[Sequence[T]], count: int, seed: int) -> list[T]:
+    """``count`` units, each from one of ``pools`` (the pool, then the unit, picked evenly by a
+    PRNG seeded with ``seed``); seed 0, what the shrinker heads for, picks the first unit of
+    the first pool every time.
+
+    For the small pieces of a document (the words of a line, the lines of a fence): two choices
+    for Hypothesis, a count and a seed, where drawing every piece would cost a few choices
+    each. The structure around them (how many blocks, which kind) is still drawn piece by
+    piece, so it shrinks piece by piece.
+    """
+    if seed == 0:
+        return [pools[0][0]] * count
+    rng = random.Random(seed)
+    return [rng.choice(rng.choice(pools)) for _ in range(count)]
+
+
+#: The seeds :func:`picks` is drawn with.
+SEEDS = st.integers(0, 2**16)
 
 
 def fill(words: Sequence[str], length: int) -> str:

@@ -21,8 +21,8 @@ import functools
 
 from hypothesis import strategies as st
 
-from ._common import NEWLINE_STYLES, check_int, fill, lengths, weighted, with_newlines
-from .text import WORDS, documents, inline_text, prose, sentences
+from ._common import NEWLINE_STYLES, SEEDS, check_int, fill, lengths, picks, weighted, with_newlines
+from .text import WORDS, documents, inline_text, prose, seeded_sentences, sentences
 
 __all__ = ["headed_documents", "markdown_documents"]
 
@@ -80,15 +80,25 @@ _THEMATIC = ("---", "***", "___", "- - -")
 
 
 def _title() -> st.SearchStrategy[str]:
-    return st.lists(st.sampled_from(_TITLE_WORDS), min_size=1, max_size=4).map(" ".join)
+    return st.builds(functools.partial(_words, _TITLE_WORDS), st.integers(1, 4), SEEDS)
+
+
+def _words(words: tuple[str, ...], count: int, seed: int) -> str:
+    """``count`` of ``words``, seeded (see :func:`~._common.picks`), space-joined."""
+    return " ".join(picks((words,), count, seed))
+
+
+#: A heading's ``#`` run and its 0-3 spaces of indent (none twice as often as each other),
+#: one choice: levels 1-6 unindented first, so shrinking heads for ``#``.
+_OPENINGS = tuple(indent + "#" * level for indent in ("", " ", "  ", "   ", "")
+                  for level in range(1, 7))
 
 
 def headings() -> st.SearchStrategy[str]:
     """One ATX heading line, in any legal form (including the empty heading ``#``)."""
     return st.builds(
-        lambda indent, level, tail: indent + "#" * level + tail,
-        st.sampled_from(("", "", " ", "  ", "   ")),
-        st.integers(1, 6),
+        lambda opening, tail: opening + tail,
+        st.sampled_from(_OPENINGS),
         st.one_of(
             _title().map(lambda t: " " + t),
             _closed_titles(),
@@ -118,10 +128,11 @@ def _closed_titles() -> st.SearchStrategy[str]:
 def _long_headings(max_length: int) -> st.SearchStrategy[str]:
     """A heading longer than any small cap."""
     return st.builds(
-        lambda level, n, words: "#" * level + " " + fill(words, n),
+        lambda level, n, count, seed: "#" * level + " " + fill(picks((WORDS,), count, seed), n),
         st.integers(1, 3),
         lengths(40, min(max_length, 600)),
-        st.lists(st.sampled_from(WORDS), min_size=3, max_size=12),
+        st.integers(3, 12),
+        SEEDS,
     )
 
 
@@ -129,8 +140,8 @@ def _long_headings(max_length: int) -> st.SearchStrategy[str]:
 def _fence_bodies(marker: str) -> st.SearchStrategy[list[str]]:
     """1-8 lines inside a fence opened by ``marker``: code, and decoys of that marker. One
     strategy per marker (a handful), not a new one validated on every draw."""
-    lines = st.one_of(st.sampled_from(_CODE_LINES), st.sampled_from(_decoys(marker)))
-    return st.lists(lines, min_size=1, max_size=8)
+    pools = (_CODE_LINES, _decoys(marker))
+    return st.builds(lambda count, seed: picks(pools, count, seed), st.integers(1, 8), SEEDS)
 
 
 def _decoys(marker: str) -> tuple[str, ...]:
@@ -152,8 +163,10 @@ def _decoys(marker: str) -> tuple[str, ...]:
 _FENCE_LOOK_ALIKES = ("```a`b", "``` `inline` code", "````x`", "~~~ a`b", "~~~`")
 
 
+@functools.cache
 def _fence_openers() -> st.SearchStrategy[tuple[str, str]]:
-    """``(indent, marker)``: 0-3 spaces, then 3-5 backticks or tildes."""
+    """``(indent, marker)``: 0-3 spaces, then 3-5 backticks or tildes (one strategy, built
+    once: it is drawn inside every fence)."""
     return st.tuples(
         st.sampled_from(("", "", " ", "  ", "   ")),
         st.builds(lambda char, n: char * n, st.sampled_from("`~"), st.integers(3, 5)),
@@ -200,21 +213,24 @@ def _fenced_sections() -> st.SearchStrategy[str]:
 def _repeated_sections() -> st.SearchStrategy[str]:
     """The same heading, again and again, over identical or different bodies."""
     return st.builds(
-        lambda heading, bodies, same: "\n\n".join(
-            heading + "\n\n" + (bodies[0] if same else body) for body in bodies
+        lambda heading, count, seed, same: "\n\n".join(
+            heading + "\n\n" + (bodies[0] if same else body)
+            for bodies in [seeded_sentences(count, seed)] for body in bodies
         ),
         headings(),
-        st.lists(sentences(), min_size=2, max_size=6),
+        st.integers(2, 6),
+        SEEDS,
         st.booleans(),
     )
 
 
 def _lists() -> st.SearchStrategy[str]:
-    return st.lists(
-        st.builds(lambda item, text: item + " " + text, st.sampled_from(_LIST_ITEMS), sentences()),
-        min_size=1,
-        max_size=6,
-    ).map("\n".join)
+    def build(count: int, seed: int) -> str:
+        items = picks((_LIST_ITEMS,), count, seed)
+        texts = seeded_sentences(count, seed)
+        return "\n".join(f"{item} {text}" for item, text in zip(items, texts))
+
+    return st.builds(build, st.integers(1, 6), SEEDS)
 
 
 def _setext() -> st.SearchStrategy[str]:
@@ -303,8 +319,9 @@ def _markdown_documents(max_length: int) -> st.SearchStrategy[str]:
 def _header_lines(label: str, max_length: int) -> st.SearchStrategy[str]:
     short = st.sampled_from((label.upper(), label + ": x"))
     long = st.builds(
-        lambda words, n: label + ": " + fill(words, n),
-        st.lists(st.sampled_from(WORDS), min_size=2, max_size=10),
+        lambda count, seed, n: label + ": " + fill(picks((WORDS,), count, seed), n),
+        st.integers(2, 10),
+        SEEDS,
         lengths(20, max(20, max_length // 3), typical=200),
     )
     return st.one_of(short, long)

@@ -19,7 +19,16 @@ import random
 
 from hypothesis import strategies as st
 
-from ._common import NEWLINE_STYLES, check_int, expand, lengths, weighted, with_newlines
+from ._common import (
+    NEWLINE_STYLES,
+    SEEDS,
+    check_int,
+    expand,
+    lengths,
+    picks,
+    weighted,
+    with_newlines,
+)
 
 __all__ = [
     "CLUSTER_UNITS",
@@ -293,6 +302,10 @@ SENTENCES = (
 )
 
 
+#: How a word-built sentence ends.
+_ENDS = (".", ".", "?", "!", "...", ":", "")
+
+
 def _word_sentence(count: int, seed: int, end: str) -> str:
     words = random.Random(seed).choices(WORDS, k=count)
     text = " ".join(words)
@@ -305,46 +318,56 @@ def sentences() -> st.SearchStrategy[str]:
     The words come from a seeded PRNG: two choices per sentence instead of two per word, which
     keeps long prose cheap to generate. Sentence and paragraph structure still shrink.
     """
-    built = st.builds(
-        _word_sentence,
-        st.integers(1, 12),
-        st.integers(0, 2**16),
-        st.sampled_from((".", ".", "?", "!", "...", ":", "")),
-    )
+    built = st.builds(_word_sentence, st.integers(1, 12), SEEDS, st.sampled_from(_ENDS))
     return st.one_of(built, st.sampled_from(SENTENCES))
 
 
+def seeded_sentences(count: int, seed: int) -> list[str]:
+    """``count`` sentences as :func:`sentences` makes them (ready-made or word-built, evenly),
+    picked by a PRNG seeded with ``seed``; seed 0 repeats the first ready-made sentence. For
+    the sentences of a paragraph or a list: two choices, not five per sentence."""
+    if seed == 0:
+        return [SENTENCES[0]] * count
+    rng = random.Random(seed)
+    return [_sentence(rng) for _ in range(count)]
+
+
+def _sentence(rng: random.Random) -> str:
+    if rng.random() < 0.5:
+        return rng.choice(SENTENCES)
+    return _word_sentence(rng.randint(1, 12), rng.randrange(2**16), rng.choice(_ENDS))
+
+
+def _paragraphs(counts: list[int], seed: int) -> str:
+    """Paragraphs of ``counts`` sentences each, ``". "``-joined, blank-line separated."""
+    found = iter(seeded_sentences(sum(counts), seed))
+    return "\n\n".join(" ".join(next(found) for _ in range(n)) for n in counts)
+
+
 def prose() -> st.SearchStrategy[str]:
-    """Paragraphs of sentences: ``". "`` between sentences, ``"\\n\\n"`` between paragraphs."""
-    paragraph = st.lists(sentences(), min_size=1, max_size=4).map(" ".join)
-    return st.lists(paragraph, min_size=1, max_size=3).map("\n\n".join)
+    """Paragraphs of sentences: ``". "`` between sentences, ``"\\n\\n"`` between paragraphs.
+    How many paragraphs and sentences is drawn (and shrinks); the sentences are seeded."""
+    return st.builds(_paragraphs, st.lists(st.integers(1, 4), min_size=1, max_size=3), SEEDS)
 
 
 def inline_text() -> st.SearchStrategy[str]:
     """A short line mixing words with tricky characters, with or without spaces between."""
     return st.builds(
-        lambda parts, sep: sep.join(parts),
-        st.lists(
-            st.one_of(st.sampled_from(WORDS), st.sampled_from(UNICODE_PIECES)),
-            min_size=1,
-            max_size=10,
-        ),
+        lambda count, seed, sep: sep.join(picks((WORDS, UNICODE_PIECES), count, seed)),
+        st.integers(1, 10),
+        SEEDS,
         st.sampled_from((" ", "")),
     )
 
 
+#: What a control-character line mixes: words (three parts in seven), control characters
+#: (three) and NUL (one).
+_CONTROL_POOLS = (*[tuple(w + " " for w in WORDS)] * 3, *[CONTROLS] * 3, ("\x00",))
+
+
 def _control_lines() -> st.SearchStrategy[str]:
     return st.builds(
-        "".join,
-        st.lists(
-            weighted(
-                (3, st.sampled_from(WORDS).map(lambda w: w + " ")),
-                (3, st.sampled_from(CONTROLS)),
-                (1, st.just("\x00")),
-            ),
-            min_size=1,
-            max_size=10,
-        ),
+        lambda count, seed: "".join(picks(_CONTROL_POOLS, count, seed)), st.integers(1, 10), SEEDS
     )
 
 
@@ -355,10 +378,18 @@ ODD_BREAKS = ("\r", "\r\n", "\x0b", "\x0c", "\x85", "\u2028", "\u2029", "\x1c", 
 def _odd_break_lines() -> st.SearchStrategy[str]:
     """Lines of sentences separated by one of the line breaks other than LF."""
     return st.builds(
-        lambda sep, lines: sep.join(lines),
+        lambda sep, count, seed: sep.join(seeded_sentences(count, seed)),
         st.sampled_from(ODD_BREAKS),
-        st.lists(sentences(), min_size=2, max_size=5),
+        st.integers(2, 5),
+        SEEDS,
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _repeat_counts(top: int) -> st.SearchStrategy[int]:
+    """How often a block repeats, at most ``top`` times: one strategy per ``top`` (cached), not a
+    new one validated on every draw."""
+    return st.integers(2, top)
 
 
 def _repeated_blocks(max_length: int) -> st.SearchStrategy[str]:
@@ -377,7 +408,7 @@ def _repeated_blocks(max_length: int) -> st.SearchStrategy[str]:
     def build(draw: st.DrawFn) -> str:
         unit = draw(units)
         most = max(2, max_length // max(1, len(unit)))
-        count = draw(st.integers(2, min(60, most)))
+        count = draw(_repeat_counts(min(60, most)))
         head, tail = draw(wrappers)
         return head + unit * count + tail
 
@@ -449,26 +480,36 @@ def _cluster_runs(max_length: int) -> st.SearchStrategy[str]:
     )
 
 
+#: What a marked space carries: a combining mark, nothing, two marks, an enclosing circle.
+_SPACE_MARKS = ("\u0301", "", "\u0300\u0308", "\u20dd")
+
+
 def _marked_spaces() -> st.SearchStrategy[str]:
     """Words whose separating spaces carry combining marks: separators that are not cluster
     boundaries, between words that are."""
-    return st.builds(
-        lambda words, marks: "".join(w + " " + m for w, m in zip(words, marks)).rstrip(),
-        st.lists(st.sampled_from(WORDS), min_size=2, max_size=12),
-        st.lists(
-            st.sampled_from(("\u0301", "", "\u0300\u0308", "\u20dd")), min_size=12, max_size=12
-        ),
-    )
+
+    def build(count: int, seed: int) -> str:
+        words = picks((WORDS,), count, seed)
+        marks = picks((_SPACE_MARKS,), count, seed and seed + 1)
+        return "".join(w + " " + m for w, m in zip(words, marks)).rstrip()
+
+    return st.builds(build, st.integers(2, 12), SEEDS)
 
 
 def _surrogate_text() -> st.SearchStrategy[str]:
     """Words around a lone surrogate, and maybe more of them (rare: never most of a mixture)."""
-    surrogates = st.sampled_from(LONE_SURROGATES)
+
+    def build(head: int, sur: str, tail: int, seed: int, sep: str) -> str:
+        before = picks((WORDS,), head, seed)
+        after = picks((WORDS, LONE_SURROGATES), tail, seed and seed + 1)
+        return sep.join([*before, sur, *after])
+
     return st.builds(
-        lambda head, sur, tail, sep: sep.join([*head, sur, *tail]),
-        st.lists(st.sampled_from(WORDS), max_size=4),
-        surrogates,
-        st.lists(st.one_of(st.sampled_from(WORDS), surrogates), max_size=6),
+        build,
+        st.integers(0, 4),
+        st.sampled_from(LONE_SURROGATES),
+        st.integers(0, 6),
+        SEEDS,
         st.sampled_from((" ", "")),
     )
 

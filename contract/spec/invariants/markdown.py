@@ -16,9 +16,12 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|(?=\r?\n)|\Z)", re.MULTILINE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 
 
-def heading_offsets(text: str) -> list[int]:
-    """Offsets of the first ``#`` of every ATX heading line outside fenced code blocks."""
-    fenced = _fenced_ranges(text)
+def heading_offsets(text: str, fenced: list[int] | None = None) -> list[int]:
+    """Offsets of the first ``#`` of every ATX heading line outside fenced code blocks
+    (``fenced``: the text's :func:`_fenced_ranges`, if known)."""
+    if "#" not in text:
+        return []
+    fenced = _fenced_ranges(text) if fenced is None else fenced
     out = []
     for match in _HEADING.finditer(text):
         k = bisect.bisect_right(fenced, match.start())
@@ -29,6 +32,8 @@ def heading_offsets(text: str) -> list[int]:
 
 def _fenced_ranges(text: str) -> list[int]:
     """Flat list ``[open0, close0, open1, close1, ...]`` of fenced code block line ranges."""
+    if "```" not in text and "~~~" not in text:
+        return []  # no fence can open (the regex would try every line start)
     bounds: list[int] = []
     opener: str | None = None
     for match in _FENCE.finditer(text):
@@ -46,10 +51,17 @@ def _fenced_ranges(text: str) -> list[int]:
     return bounds
 
 
+def _fenced(doc: Document) -> list[int]:
+    cached = doc.cache.get("fenced")
+    if cached is None:
+        cached = doc.cache["fenced"] = _fenced_ranges(doc.text)
+    return cached
+
+
 def _headings(doc: Document) -> list[int]:
     cached = doc.cache.get("headings")
     if cached is None:
-        cached = doc.cache["headings"] = heading_offsets(doc.text)
+        cached = doc.cache["headings"] = heading_offsets(doc.text, _fenced(doc))
     return cached
 
 
@@ -127,10 +139,17 @@ def heading_paths(text: str, *, setext: bool = False) -> tuple[list[int], list[P
     of level n or deeper, so the path lists the titles of the open headings from the top level
     down (``"# A\n### C"`` gives ``[A, C]``).
     """
+    fenced = _fenced_ranges(text)
+    atx = [_atx(text, head) for head in heading_offsets(text, fenced)]
+    return _paths(_all_headings(text, atx, fenced, setext=setext))
+
+
+def _paths(headings: list[tuple[int, int, frozenset[str]]]) -> tuple[list[int], list[Path]]:
+    """The line starts of ``headings`` (in document order) and the path each begins."""
     starts: list[int] = []
     paths: list[Path] = []
     stack: list[tuple[int, frozenset[str]]] = []
-    for line, level, titles in _all_headings(text, setext=setext):
+    for line, level, titles in headings:
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, titles))
@@ -139,11 +158,13 @@ def heading_paths(text: str, *, setext: bool = False) -> tuple[list[int], list[P
     return starts, paths
 
 
-def _all_headings(text: str, *, setext: bool) -> list[tuple[int, int, frozenset[str]]]:
-    """``(line start, level, titles)`` of each heading, in document order."""
-    found = [_atx(text, head) for head in heading_offsets(text)]
-    if setext:
-        found += _setext_headings(text, {line for line, _, _ in found})
+def _all_headings(text: str, atx: list[tuple[int, int, frozenset[str]]], fenced: list[int], *,
+                  setext: bool) -> list[tuple[int, int, frozenset[str]]]:
+    """``(line start, level, titles)`` of each heading, in document order: the ATX headings
+    ``atx``, and with ``setext`` the setext ones too."""
+    if not setext:
+        return atx
+    found = atx + _setext_headings(text, {line for line, _, _ in atx}, fenced)
     return sorted(found, key=lambda h: h[0])
 
 
@@ -157,9 +178,11 @@ def _atx(text: str, head: int) -> tuple[int, int, frozenset[str]]:
     return line, level, atx_titles(content)
 
 
-def _setext_headings(text: str, atx_lines: set[int]) -> list[tuple[int, int, frozenset[str]]]:
+def _setext_headings(text: str, atx_lines: set[int],
+                     fenced: list[int]) -> list[tuple[int, int, frozenset[str]]]:
     """CommonMark's setext headings, approximately: an underline right after a paragraph."""
-    fenced = _fenced_ranges(text)
+    if "=" not in text and "-" not in text:
+        return []  # no underline (the regex would try every line start)
     out = []
     for match in _SETEXT.finditer(text):
         if bisect.bisect_right(fenced, match.start()) % 2 or match.start() == 0:
@@ -218,8 +241,10 @@ def _title(content: str, *, trim: str | None, sep: str | None) -> str:
 def _readings(doc: Document) -> list[tuple[list[int], list[Path]]]:
     cached = doc.cache.get("heading_paths")
     if cached is None:
+        atx = [_atx(doc.text, head) for head in _headings(doc)]
         cached = doc.cache["heading_paths"] = [
-            heading_paths(doc.text, setext=setext) for setext in (False, True)
+            _paths(_all_headings(doc.text, atx, _fenced(doc), setext=setext))
+            for setext in (False, True)
         ]
     return cached
 
