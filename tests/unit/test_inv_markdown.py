@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
 
+from contract.generation.strategies import markdown_documents
 from contract.spec.invariants.markdown import heading_offsets
 from tests.unit.helpers import accepts, bare, case, rejects, slices, spans, violations
 
@@ -241,3 +243,26 @@ def test_a_setext_heading_may_count_or_not(path: list[str]) -> None:
     accepts("section_path", case(doc, ok, promises=SP))
     wrong = _titled(doc, ["Other"], ["B"], cuts=((0, 17), (17, 27)))
     rejects("section_path", case(doc, wrong, promises=SP), "reports section ['Other']")
+
+
+def test_structure_is_found_by_the_shortcuts_too() -> None:
+    """The scans skip a text that holds no ``#``, no fence run, no underline: each shortcut's
+    smallest text that holds one still counts."""
+    from contract.spec.invariants.markdown import _fenced_ranges, heading_paths
+
+    assert heading_offsets("#") == [0]
+    assert _fenced_ranges("~~~\n# x") == [0, len("~~~\n# x") + 1]
+    assert _fenced_ranges("```") == [0, 4]
+    assert heading_paths("T\n-", setext=True)[0] == [0]
+    assert heading_paths("T\n=", setext=True)[0] == [0]
+    assert heading_offsets("no heading here\n") == [] and _fenced_ranges("``") == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(markdown_documents(max_length=600))
+def test_one_document_reading_equals_the_public_heading_paths(text: str) -> None:
+    from contract.spec.invariants.markdown import _readings, heading_paths
+    from contract.spec.model import Document
+
+    doc = Document(text)
+    assert _readings(doc) == [heading_paths(text, setext=s) for s in (False, True)]

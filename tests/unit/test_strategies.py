@@ -568,3 +568,31 @@ def test_toy_chunkers_are_fine_on_the_easy_path() -> None:
     assert word_packer(text, Config(11, 0)) == ["alpha beta", "gamma delta"]
     assert chunk_text(text, 11, 0) == ["alpha beta", "gamma delta"]
     assert Counter(overlap_prepender("abcdef", Config(3, 1))) == Counter(["abc", "cdef"])
+
+
+# --------------------------------------------------------------------------- seeded pieces
+
+
+def test_picks_seed_zero_is_the_simplest_and_others_mix_every_pool() -> None:
+    from contract.generation.strategies._common import picks
+
+    assert picks((("a", "b"), ("x", "y")), 4, 0) == ["a"] * 4
+    mixed = picks((("a", "b"), ("x", "y")), 200, 7)
+    assert mixed == picks((("a", "b"), ("x", "y")), 200, 7)  # a seed is one document
+    assert set(mixed) == {"a", "b", "x", "y"}
+
+
+def test_seeded_pieces_shrink_to_the_first_piece() -> None:
+    from contract.generation.strategies.markdown import _fence_bodies, _title
+    from contract.generation.strategies.text import inline_text, prose
+
+    simplest = settings(database=None, max_examples=200, phases=[Phase.generate, Phase.shrink])
+    assert find(prose(), lambda p: True, settings=simplest) == "Hello world."
+    assert find(inline_text(), lambda t: True, settings=simplest) == "a"
+    assert find(_title(), lambda t: True, settings=simplest) == "Intro"
+    assert find(_fence_bodies("```"), lambda b: True, settings=simplest) == [
+        "# a comment that looks like a heading"
+    ]
+    # and a piece the shrinker must keep stays: a unicode piece in a line of words
+    line = find(inline_text(), lambda t: "\u200d" in t, settings=simplest)
+    assert "\u200d" in line and len(line) < 40
