@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import cast
 
 import regex
@@ -57,11 +57,28 @@ def _overlaps(case: Case, group: list[Chunk]) -> Iterator[Violation]:
     if any(s is None for s in spans):
         yield from _placed_overlap(case, group)
         return
-    for (a, sa), (b, sb) in zip(zip(group, spans), zip(group[1:], spans[1:])):
+    for i in _candidates(case, group, cast(list[Span], spans)):
+        a, b, sa, sb = group[i], group[i + 1], spans[i], spans[i + 1]
         assert sa is not None and sb is not None
         shared = excess_overlap(case, a, b, sa, sb)
         if shared is not None:
             yield _too_much(case, a, b, sa, sb, shared)
+
+
+def _candidates(case: Case, group: list[Chunk], spans: list[Span]) -> Iterable[int]:
+    """The indices ``i`` of the pairs ``group[i]``, ``group[i + 1]`` that may share more than
+    the overlap: in chars, or in bytes between byte-exact chunks, the pairs whose offsets say
+    so (one comprehension over the group, not a call per pair); in any other case every pair."""
+    if case.unit == "chars":
+        starts, ends = [s[0] for s in spans], [s[1] for s in spans]
+    elif case.unit == "bytes" and all(case.byte_exact[c.index] for c in group):
+        starts = [cast(int, c.start_byte) for c in group]
+        ends = [cast(int, c.end_byte) for c in group]
+    else:
+        return range(len(group) - 1)
+    limit = case.config.overlap
+    pairs = zip(starts, ends, starts[1:], ends[1:])
+    return [i for i, (s1, e1, s2, e2) in enumerate(pairs) if min(e1, e2) - max(s1, s2) > limit]
 
 
 def excess_overlap(case: Case, a: Chunk, b: Chunk, sa: Span, sb: Span) -> int | None:
