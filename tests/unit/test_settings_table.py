@@ -11,14 +11,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from _pytest.config.argparsing import Parser
 
 from contract.cli.main import build_parser
 from contract.cli.run import settings_overrides
 from contract.config import pyproject, table
 from contract.errors import UsageError
-from contract.pytest import plugin as pytest_plugin
 from contract.pytest.suite import _checked_settings
+
+#: The inline pytest runs that read a new row's option come from pytester.
+pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A setting no release has: given on the CLI of run, to pytest, and in the table.
@@ -42,13 +43,19 @@ def test_a_new_row_is_a_cli_flag_with_its_bounds(new_row: table.RunSetting) -> N
         build_parser().parse_args(["run", "--house-budget", "11"])
 
 
-def test_a_new_row_is_a_pytest_option_with_its_bounds(new_row: table.RunSetting) -> None:
-    parser = Parser()
-    pytest_plugin.pytest_addoption(parser)
-    options = parser.parse(["--chunk-contract-house-budget", "4"])
-    assert options.chunk_contract_house_budget == 4
-    with pytest.raises(pytest.UsageError, match="positive integer of at most 10"):
-        parser.parse(["--chunk-contract-house-budget", "0"])
+def test_a_new_row_is_a_pytest_option_with_its_bounds(
+    new_row: table.RunSetting, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(
+        "def test_option(request):\n"
+        "    assert request.config.getoption('chunk_contract_house_budget') == 4\n"
+    )
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # this plugin only, by name
+    plugin = ("-p", "contract.pytest.plugin")
+    assert pytester.inline_run(*plugin, "--chunk-contract-house-budget", "4").ret == 0
+    refused = pytester.runpytest_inprocess(*plugin, "--chunk-contract-house-budget", "0")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(["*positive integer of at most 10*"])
 
 
 def test_a_new_row_is_a_pyproject_key_and_a_keyword(new_row: table.RunSetting,
