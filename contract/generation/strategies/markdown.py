@@ -212,16 +212,12 @@ def _fenced_sections() -> st.SearchStrategy[str]:
 
 def _repeated_sections() -> st.SearchStrategy[str]:
     """The same heading, again and again, over identical or different bodies."""
-    return st.builds(
-        lambda heading, count, seed, same: "\n\n".join(
-            heading + "\n\n" + (bodies[0] if same else body)
-            for bodies in [seeded_sentences(count, seed)] for body in bodies
-        ),
-        headings(),
-        st.integers(2, 6),
-        SEEDS,
-        st.booleans(),
-    )
+
+    def build(heading: str, count: int, seed: int, same: bool) -> str:
+        bodies = seeded_sentences(count, seed)
+        return "\n\n".join(heading + "\n\n" + (bodies[0] if same else b) for b in bodies)
+
+    return st.builds(build, headings(), st.integers(2, 6), SEEDS, st.booleans())
 
 
 def _lists() -> st.SearchStrategy[str]:
