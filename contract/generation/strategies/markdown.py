@@ -223,7 +223,7 @@ def _repeated_sections() -> st.SearchStrategy[str]:
 def _lists() -> st.SearchStrategy[str]:
     def build(count: int, seed: int) -> str:
         items = picks((_LIST_ITEMS,), count, seed)
-        texts = seeded_sentences(count, seed)
+        texts = seeded_sentences(count, seed and seed + 1)  # a stream of its own
         return "\n".join(f"{item} {text}" for item, text in zip(items, texts))
 
     return st.builds(build, st.integers(1, 6), SEEDS)
