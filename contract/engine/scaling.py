@@ -568,9 +568,10 @@ def measure(worker: Transport, family: str, *, timeout: float, config: Config = 
         taken = state.next_size()
         if isinstance(taken, str):
             return state.timing(failed=True)
-        if taken is None or (tentative and len(state.seconds) == 1
-                             and taken >= EARLIER * MEASURABLE):
-            break  # (started later than needed: the caller measures it from its own start)
+        if tentative and _late_start(state):
+            return state.timing()  # not checked: the caller measures (and checks) it again
+        if taken is None:
+            break
         if state.timing().grew:
             verdict = _confirmed(state, most, grown)
             if verdict is None:
@@ -580,6 +581,13 @@ def measure(worker: Transport, family: str, *, timeout: float, config: Config = 
         if _settled(state) or not _plan_next(state, most):
             break
     return _verified(state)
+
+
+def _late_start(state: _Measuring) -> bool:
+    """The family's first size took EARLIER times MEASURABLE or more: started later than it
+    needed, it is measured again from its own start (see :func:`own_start`)."""
+    first = state.seconds[0]
+    return len(state.seconds) == 1 and first is not None and first >= EARLIER * MEASURABLE
 
 
 def _settled(state: _Measuring) -> bool:

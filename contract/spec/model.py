@@ -562,22 +562,41 @@ class Case:
 
     def siblings(self) -> Iterator[list[Chunk]]:
         """Groups of chunks sharing a parent (top-level chunks form one group), in output order."""
+        if self._flat:
+            yield list(self.chunks)
+            return
         groups: dict[str | None, list[Chunk]] = {}
         for chunk in self.chunks:
             groups.setdefault(chunk.parent, []).append(chunk)
         yield from groups.values()
 
     @functools.cached_property
+    def _flat(self) -> bool:
+        """No chunk names a parent: one group of siblings, every chunk a leaf."""
+        return all(parent is None for parent in map(_PARENT, self.chunks))
+
+    @functools.cached_property
     def offset_spans(self) -> list[tuple[int, int] | None]:
         """Each chunk's codepoint span from its own offsets (codepoint, else valid byte ones)."""
-        return [self._span_of(c) for c in self.chunks]
+        return [(start, end) if start is not None and end is not None else self._span_of(c)
+                for c, start, end in zip(self.chunks, self._starts, self._ends)]
 
     @functools.cached_property
     def char_exact(self) -> list[bool]:
         """Per chunk: it reports ``start``/``end`` and the document holds its text exactly there
         (compared in place; shared by the invariants that trust a faithful slice)."""
         text = self.document.text
-        return [_holds_at(text, c.text, c.start, c.end) for c in self.chunks]
+        return [start is not None and end is not None and 0 <= start
+                and end - start == len(part) and text.startswith(part, start)
+                for part, start, end in zip(map(_TEXT, self.chunks), self._starts, self._ends)]
+
+    @functools.cached_property
+    def _starts(self) -> list[int | None]:
+        return list(map(_START, self.chunks))
+
+    @functools.cached_property
+    def _ends(self) -> list[int | None]:
+        return list(map(_END, self.chunks))
 
     @functools.cached_property
     def byte_exact(self) -> list[bool]:
@@ -588,12 +607,13 @@ class Case:
         if all(c.start_byte is None for c in chunks):
             return [False] * len(chunks)
         at = self.start_bytes
+        ascii_text = self.document.text.isascii()  # (then a char-exact text's bytes are its chars)
         data = None
         out = []
         for chunk, start_byte in zip(chunks, at):
             if start_byte is not None:  # char-exact: its bytes are known without the document's
-                out.append(chunk.start_byte == start_byte
-                           and chunk.end_byte == start_byte + len(chunk.utf8))
+                size = len(chunk.text) if ascii_text else len(chunk.utf8)
+                out.append(chunk.start_byte == start_byte and chunk.end_byte == start_byte + size)
                 continue
             if data is None:
                 data = self.document.data
@@ -645,11 +665,15 @@ class Case:
 
     def leaves(self) -> list[Chunk]:
         """Chunks that no chunk names as its parent."""
+        if self._flat:
+            return list(self.chunks)
         parents = {c.parent for c in self.chunks if c.parent is not None}
         return [c for c in self.chunks if c.id is None or c.id not in parents]
 
 
 _START_END = operator.attrgetter("start", "end")
+_START, _END = operator.attrgetter("start"), operator.attrgetter("end")
+_TEXT, _PARENT = operator.attrgetter("text"), operator.attrgetter("parent")
 
 
 def _utf8_size(text: str) -> int:

@@ -169,6 +169,20 @@ def test_a_deeper_heading_closes_at_a_shallower_one() -> None:
     rejects("section_path", case(DOC, chunks, promises=SP), "reports section ['A', 'C', 'B']")
 
 
+def test_every_chunk_of_a_section_is_judged_when_its_verdict_is_shared() -> None:
+    """Chunks of one section with the same reported path share a verdict: a wrong path is
+    reported at each of them, a right one after a wrong one is not, and a chunk that starts
+    with blank lines is judged at its first non-blank character."""
+    texts = ("intro", "# A", "\nalp", "ha", "### C ##", "\ngamma", "## B", "\nbeta")
+    paths = ([], ["A"], ["B"], ["B"], ["A", "C"], ["A", "C"], ["A", "B"], ["A"])
+    chunks = slices(DOC, *texts)
+    chunks = [type(c)(index=c.index, text=c.text, start=c.start, end=c.end, section=tuple(p))
+              for c, p in zip(chunks, paths)]
+    found = violations("section_path", case(DOC, chunks, promises=SP))
+    assert [v.chunks for v in found] == [(2,), (3,), (7,)], found
+    assert "give ['A']" in found[1].message and "give ['A', 'B']" in found[2].message
+
+
 def test_a_promised_section_must_be_reported() -> None:
     chunks = _sections([], ["A"], None, ["A", "B"], texts=TEXTS)
     rejects("section_path", case(DOC, chunks, promises=SP), "reports no section")

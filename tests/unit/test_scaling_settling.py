@@ -81,3 +81,23 @@ def test_two_steep_doublings_a_steep_last_one_or_a_steep_fit_are_not_settled() -
     assert not _timing(4.0, 8.0, 64.0, 128.0).settled  # one step, but x32 over all
     three = scaling.Timing("f", SIZES4[:3], (0.004, 0.0124, 0.025), 2.0)
     assert not three.settled  # one step needs FIT sizes around it
+
+
+
+def test_a_late_tentative_start_is_not_checked_before_it_is_measured_again() -> None:
+    """A start predicted from a faster family that took EARLIER times MEASURABLE or more ends
+    there, unchecked: the caller measures the family again from its own start and checks the
+    largest size of that measurement (checking both cost a large reply's checks twice)."""
+    checked: list[int] = []
+
+    def check(document: str, config: object, outcome: object) -> list[object]:
+        checked.append(len(document))
+        return []
+
+    worker = _Noisy(lambda n: PER_CHAR * 4 * n)  # 40 ms at 100k, where 2.5 ms was predicted
+    late = scaling.measure(worker, "paragraphs", timeout=2.0, check=check,  # type: ignore[arg-type]
+                           start=100_000, tentative=True)
+    assert late.sizes == (100_000,) and not late.failed and checked == []
+    again = scaling.measure(worker, "paragraphs", timeout=2.0, check=check,  # type: ignore[arg-type]
+                            start=scaling.own_start(late))
+    assert again.settled and checked[-1] == again.sizes[again.finished - 1]

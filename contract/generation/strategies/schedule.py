@@ -366,6 +366,27 @@ class _Slot:
     ending: str
 
 
+@dataclass(frozen=True)
+class _SlotValues:
+    """A slot's values as its pairs name them (the capped ones None where the position has
+    none): worked out once per pick, not once per feature scored."""
+
+    regime: str
+    position: str
+    ending: str
+    position_cap: str | None
+    ending_cap: str | None
+
+    @classmethod
+    def of(cls, slot: _Slot) -> _SlotValues:
+        cap, position = _cap_class(slot.regime), slot.position
+        return cls(
+            slot.regime, position, slot.ending,
+            f"{position}/{_coarse(cap)}" if position in CAPPED_POSITIONS else None,
+            f"{slot.ending}/{cap}" if position in FOLLOWING else None,
+        )
+
+
 class _Builder:
     """The greedy all-pairs construction over a feature list."""
 
@@ -457,28 +478,30 @@ class _Builder:
         taken = {f.name for f in chosen}
         best: tuple[int, int] = (-1, -1)
         winner = self.features[0]
+        values = _SlotValues.of(slot)
         for feature in self.features:
             if feature.name in taken:
                 continue
-            score = self.score(feature, previous, slot)
+            score = self.score(feature, previous, values)
             if score > best:
                 best, winner = score, feature
         return winner
 
-    def score(self, feature: Feature, previous: str | None, slot: _Slot) -> tuple[int, int]:
-        name, open_, cap = feature.name, self.uncovered, _cap_class(slot.regime)
-        wanted = [("regime", name, slot.regime), ("position", name, slot.position)]
-        if slot.position in CAPPED_POSITIONS:
-            wanted.append(("position_cap", name, f"{slot.position}/{_coarse(cap)}"))
+    def score(self, feature: Feature, previous: str | None,
+              slot: _SlotValues) -> tuple[int, int]:
+        """(the new pairs ``feature`` covers in ``slot`` after ``previous``, its adjacencies
+        still open apart from that one)."""
+        name, open_ = feature.name, self.uncovered
+        gain = (("regime", name, slot.regime) in open_) + (("position", name, slot.position)
+                                                           in open_)
+        if slot.position_cap is not None:
+            gain += ("position_cap", name, slot.position_cap) in open_
         if feature.eol:
-            wanted.append(("ending", name, slot.ending))
-            if slot.position in FOLLOWING:
-                wanted.append(("ending_cap", name, f"{slot.ending}/{cap}"))
-        link = _adjacent(previous, name) if previous is not None else None
-        if link is not None:
-            wanted.append(link)
-        gain = len(open_.intersection(wanted))
-        return gain, self.open_links[name] - (link in open_)
+            gain += ("ending", name, slot.ending) in open_
+            if slot.ending_cap is not None:
+                gain += ("ending_cap", name, slot.ending_cap) in open_
+        linked = previous is not None and _adjacent(previous, name) in open_
+        return gain + linked, self.open_links[name] - linked
 
     def fallback(self) -> Case:
         """A small case built around the first open pair (when the greedy case adds none)."""

@@ -261,6 +261,12 @@ def _matches(section: list[str], path: Path) -> bool:
     )
 
 
+def _held(section: tuple[str, ...], readings: list[tuple[list[int], list[Path]]],
+          offset: int) -> bool:
+    """Whether ``section`` is the heading path at ``offset`` in one of the readings."""
+    return any(_matches(list(section), _path_at(reading, offset)) for reading in readings)
+
+
 def _shown(path: Path) -> list[str]:
     """The spec reading's path, for messages (the first title of each level's readings)."""
     return [min(titles, key=lambda t: (len(t), t)) for titles in path]
@@ -278,6 +284,8 @@ def section_path(case: Case) -> Iterator[Violation]:
     """
     doc = case.document
     readings = _readings(doc)
+    plain, setext = (starts for starts, _ in readings)
+    judged: dict[tuple[int, int, tuple[str, ...]], bool] = {}  # (headings, section): verdict
     for chunk, span in zip(case.chunks, case.offset_spans):
         if chunk.section is None:
             yield Violation(
@@ -291,15 +299,22 @@ def section_path(case: Case) -> Iterator[Violation]:
             continue  # not placed by offsets: span_fidelity judges such chunks
         # Leading blank lines before a heading belong to it: judged at the first character
         # that is not whitespace (a blank chunk is non_empty's finding).
-        first = first_non_space(doc.text, span[0], span[1])
-        if first == -1:
-            continue
-        allowed = [_path_at(reading, first) for reading in readings]
-        if not any(_matches(list(chunk.section), path) for path in allowed):
+        first = span[0]
+        if doc.text[first].isspace():  # (first_non_space's \S: what is not isspace())
+            first = first_non_space(doc.text, first, span[1])
+            if first == -1:
+                continue
+        # The chunks of one section share its headings and report the same path: judged once.
+        key = (bisect.bisect_right(plain, first), bisect.bisect_right(setext, first),
+               chunk.section)
+        held = judged.get(key)
+        if held is None:
+            held = judged[key] = _held(chunk.section, readings, first)
+        if not held:
             yield Violation(
                 "section_path",
                 f"{describe_chunk(chunk, span)} reports section {list(chunk.section)!r}; the "
                 f"headings in force at its first non-blank character (line "
-                f"{doc.line_of(first)}) give {_shown(allowed[0])!r}",
+                f"{doc.line_of(first)}) give {_shown(_path_at(readings[0], first))!r}",
                 (chunk.index,),
             )
