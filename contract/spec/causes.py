@@ -39,7 +39,7 @@ def offsets_untrusted(case: Case) -> bool:
 
     Chunks that report no offsets among chunks that do (span_fidelity's "all or none") leave
     the reported ones trustworthy: the others are placed by their text anyway."""
-    if case.workbook is not None:
+    if case.workbook is not None or case.all_exact:
         return False
     rows = zip(case.chunks, case.char_exact, case.byte_exact)
     for chunk, chars, bytes_ in rows:

@@ -586,7 +586,7 @@ class Case:
         """Per chunk: it reports ``start``/``end`` and the document holds its text exactly there
         (compared in place; shared by the invariants that trust a faithful slice)."""
         text = self.document.text
-        return [start is not None and end is not None and 0 <= start
+        return [start is not None and end is not None and start >= 0
                 and end - start == len(part) and text.startswith(part, start)
                 for part, start, end in zip(map(_TEXT, self.chunks), self._starts, self._ends)]
 
@@ -597,6 +597,14 @@ class Case:
     @functools.cached_property
     def _ends(self) -> list[int | None]:
         return list(map(_END, self.chunks))
+
+    @functools.cached_property
+    def all_exact(self) -> bool:
+        """Every chunk reports codepoint offsets that hold its text, and byte offsets that hold
+        it too unless no chunk reports any: the faithful common case, settled by C loops."""
+        if not all(self.char_exact):
+            return False
+        return all(self.byte_exact) or set(map(_BYTE_SPAN, self.chunks)) <= {(None, None)}
 
     @functools.cached_property
     def byte_exact(self) -> list[bool]:
@@ -673,6 +681,7 @@ class Case:
 
 _START_END = operator.attrgetter("start", "end")
 _START, _END = operator.attrgetter("start"), operator.attrgetter("end")
+_BYTE_SPAN = operator.attrgetter("start_byte", "end_byte")
 _TEXT, _PARENT = operator.attrgetter("text"), operator.attrgetter("parent")
 
 

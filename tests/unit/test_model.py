@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 
 import pytest
@@ -24,6 +24,7 @@ from contract.spec.model import (
     is_blank,
     normalise_chunks,
 )
+from tests.unit import helpers
 
 # --------------------------------------------------------------------------- Document: lines
 
@@ -352,3 +353,19 @@ def test_start_bytes_are_the_utf8_offsets_of_exact_chunks(text: str, data: st.Da
     case = Case(Document(text), Config(10), chunks)
     expected = [len(text[:s].encode("utf-8")) for s, _ in spans]
     assert case.start_bytes == [*expected, None]
+
+
+def test_all_exact_holds_only_when_every_reported_offset_holds_its_chunk() -> None:
+    """Case.all_exact lets the offset rules skip their per-chunk loops: it must be False as soon
+    as one chunk's codepoint or byte offsets miss its text, or one chunk reports none."""
+    doc = "ab\u00e9cd\u00e9f"  # two-byte characters: byte and codepoint offsets differ
+    exact = helpers.spans(doc, (0, 3), (3, 7))
+    with_bytes = [replace(c, start_byte=sb, end_byte=eb)
+                  for c, (sb, eb) in zip(exact, [(0, 4), (4, 9)])]
+    assert helpers.case(doc, exact).all_exact and helpers.case(doc, with_bytes).all_exact
+    wrong_byte = [with_bytes[0], replace(with_bytes[1], end_byte=8)]
+    one_byte_span = [with_bytes[0], exact[1]]
+    wrong_char = [exact[0], replace(exact[1], end=6)]
+    unplaced = [exact[0], Chunk(index=1, text=exact[1].text)]
+    for chunks in (wrong_byte, one_byte_span, wrong_char, unplaced):
+        assert not helpers.case(doc, chunks).all_exact, chunks

@@ -81,6 +81,8 @@ def _inner_heading(doc: Document, span: Span) -> int | None:
 def heading_boundary(case: Case) -> Iterator[Violation]:
     """No chunk holds a markdown ATX heading line anywhere but at its start."""
     doc, chunks = case.document, list(case.chunks)
+    if not _headings(doc):
+        return  # (no heading in the document: nothing to check, chunk by chunk or placed)
     if case.all_spanned:
         for chunk, span in zip(chunks, case.offset_spans):
             assert span is not None
