@@ -573,3 +573,36 @@ def test_ordered_on_bare_chunks_agrees_with_brute_force(drawn: tuple[str, list[s
     doc, texts = drawn
     reported = bool(violations("ordered", case(doc, bare(*texts))))
     assert reported == (not _order_keeping_placement_exists(doc, texts)), (doc, texts)
+
+
+@pytest.mark.parametrize(
+    ("document", "spans", "gap"),
+    [
+        ("ab cd", [(0, 2), (3, 5)], None),  # only a space between: nothing lost
+        ("ab cd", [(3, 5)], 0),  # text before the first span
+        ("ab cd ef", [(0, 2), (6, 8)], 3),  # text between two spans
+        ("ab cd", [(0, 2)], 3),  # text after the last span
+        ("abcdef", [(2, 6), (0, 3)], None),  # unordered and overlapping: all covered
+        ("abcdef", [(0, 4), (1, 2), (5, 6)], 4),  # a span inside another does not reach past it
+        ("ab\n\t cd", [(0, 2), None, (5, 7)], None),  # an unplaced chunk adds nothing
+        ("", [], None),
+        ("  ", [], None),
+        ("x", [], 0),
+    ],
+)
+def test_first_gap_is_the_first_non_blank_character_no_span_reaches(
+    document: str, spans: list[tuple[int, int] | None], gap: int | None
+) -> None:
+    assert placement.first_gap(document, spans) == gap
+
+
+@given(st.text(alphabet="ab \n", max_size=30), st.lists(st.tuples(st.integers(0, 30),
+                                                                   st.integers(0, 30))))
+def test_first_gap_agrees_with_a_character_by_character_scan(
+    document: str, pairs: list[tuple[int, int]]
+) -> None:
+    spans = [(min(a, b), max(a, b)) for a, b in pairs]
+    covered = [any(s <= i < e for s, e in spans) for i in range(len(document))]
+    expected = next((i for i, c in enumerate(document) if not c.isspace() and not covered[i]),
+                    None)
+    assert placement.first_gap(document, spans) == expected
