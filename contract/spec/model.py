@@ -586,6 +586,7 @@ class Case:
         """Per chunk: it reports ``start``/``end`` and the document holds its text exactly there
         (compared in place; shared by the invariants that trust a faithful slice)."""
         text = self.document.text
+        # _holds_at's test, written out: no function call per chunk
         return [start is not None and end is not None and start >= 0
                 and end - start == len(part) and text.startswith(part, start)
                 for part, start, end in zip(map(_TEXT, self.chunks), self._starts, self._ends)]
