@@ -29,10 +29,8 @@ from contract.spec.registry import invariant
 from contract.transport.kinds import TargetKind, command_child, register_kind
 from contract.transport.targets import Plugin, TargetError
 
-#: The installed distribution's version.
-__version__ = _version()
-
 if TYPE_CHECKING:
+    __version__: str
     from contract.diagnosis import Probe, pattern
     from contract.engine.runner import run
     from contract.engine.verify import check
@@ -56,7 +54,10 @@ _ON_FIRST_USE = {
 
 
 def __getattr__(name: str) -> Any:
-    """The names of ``_ON_FIRST_USE``, imported when first read."""
+    """The names of ``_ON_FIRST_USE``, imported when first read; ``__version__``, the installed
+    distribution's version, looked up when first read."""
+    if name == "__version__":
+        return _version()
     if name not in _ON_FIRST_USE:
         raise AttributeError(f"module 'contract' has no attribute {name!r}")
     module, attribute = _ON_FIRST_USE[name]

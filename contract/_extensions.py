@@ -19,11 +19,13 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract.errors import UsageError
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 __all__ = ["GROUPS", "ExtensionError", "import_plugin", "load_group", "register_objects"]
 
@@ -50,6 +52,10 @@ def load_group(group: str) -> list[Any]:
     """The objects of every installed entry point of ``group``, loaded once per sys.path."""
     key = (group, tuple(sys.path))
     if key not in _LOADED:
+        # imported here: a process that loads no extension (the fresh interpreter of a
+        # determinism rerun) does not pay for it
+        from importlib import metadata
+
         _LOADED[key] = loaded = []  # first, so a plugin that reads the registry does not loop
         for point in sorted(metadata.entry_points(group=group), key=lambda p: p.name):
             loaded.append(_load(point, group))

@@ -44,6 +44,17 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message}{hint}")
 
 
+class _Version(argparse.Action):
+    """``--version``: prints the version and exits; the version is looked up only then."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> NoReturn:
+        print(f"chunk-contract {version()}")
+        parser.exit()
+
+
 def _ids(text: str) -> tuple[str, ...]:
     return tuple(i.strip() for i in text.split(",") if i.strip())
 
@@ -95,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     (fuzz, mutate and campaign are listed here and parsed by their packages, see DELEGATED)."""
     parser = _Parser(prog="chunk-contract", description="Check a chunker against the contract.")
     parser.add_argument(
-        "--version", action="version", version=f"chunk-contract {version()}",
+        "--version", action=_Version,
         help="print the version and exit",
     )
     _plugin_flag(parser)

@@ -22,7 +22,8 @@ raises, crashes or breaks a rule on a probe document is a finding of that rule
 timing.
 
 **Sizes.** The first family starts small (``SIZES[0]``, 3,125 characters); each later one
-starts at the first size the plugin's fastest settled family says takes ``MEASURABLE`` (at most
+starts at the first size the plugin's fastest settled family of its kind (pathological or
+realistic; of any kind before one of its own settled) says takes ``MEASURABLE`` (at most
 ``SIZES[-1]``), since smaller sizes are never fitted. A late start that takes ``EARLIER`` times
 that or more there (or does not finish) was predicted from a faster family: the family is
 measured again from the first size its own time there says takes ``MARGIN`` times that (from
@@ -647,15 +648,15 @@ def survey(
     has spent ``budget`` CPU seconds in the probe (CPU time, so the families measured do not
     depend on the machine's load).
     """
-    spent, found, rate = 0.0, Probed(), None
+    spent, found, rates = 0.0, Probed(), _Rates()
     for family in FAMILIES if families is None else families:
         if spent > budget:
             break
         patient = "terminates" not in found.broken
         first = _from_start(partial(measure, worker, family, timeout=timeout, config=config,
-                                    check=check), patient, start_size(rate))
+                                    check=check), patient, start_size(rates.predicted(family)))
         spent += first.spent
-        rate = _fastest(rate, first)
+        rates.settle(family, first)
         if first.broken is not None:
             found.broken.setdefault(first.broken.violations[0].invariant, first.broken)
         if not first.superlinear:
@@ -716,13 +717,28 @@ def own_start(timing: Timing) -> int | None:
     return None if size == SIZES[0] else size
 
 
-def _fastest(rate: float | None, timing: Timing) -> float | None:
-    """The fewest CPU seconds per character so far, with ``timing``'s if it settled linear at
-    a measurable time (its largest size is the one least disturbed by fixed costs)."""
-    if timing.superlinear or timing.failed or not timing.settled:
-        return rate
-    per_char = timing.largest / timing.sizes[timing.finished - 1]
-    return per_char if rate is None else min(rate, per_char)
+@dataclass
+class _Rates:
+    """The fewest CPU seconds per character of the families settled so far, one for each kind
+    (pathological or realistic): a plugin's realistic families run at about one rate, often
+    twice its fastest pathological one (one character repeated), so each kind predicts its
+    own starts."""
+
+    fastest: dict[bool, float] = field(default_factory=dict)
+
+    def predicted(self, family: str) -> float | None:
+        """The rate ``family`` starts from: the fastest of its kind, else of any (None: no
+        family settled yet)."""
+        kind = family in PATHOLOGICAL
+        return self.fastest.get(kind, min(self.fastest.values(), default=None))
+
+    def settle(self, family: str, timing: Timing) -> None:
+        """Count ``timing``'s rate if it settled linear at a measurable time (its largest size
+        is the one least disturbed by fixed costs)."""
+        if timing.superlinear or timing.failed or not timing.settled:
+            return
+        kind, per_char = family in PATHOLOGICAL, timing.largest / timing.sizes[timing.finished - 1]
+        self.fastest[kind] = min(self.fastest.get(kind, per_char), per_char)
 
 
 def probe(

@@ -803,6 +803,8 @@ def _plain_column(name: str, column: list[Any]) -> bool:
     if name in _INT_FIELDS and kinds <= {int, type(None)}:
         ints = [v for v in column if v is not None] if type(None) in kinds else column
         return not ints or (min(ints) >= -_INT_BOUND and max(ints) < _INT_BOUND)
+    if name == "section" and kinds <= {list, type(None)}:  # every part of every path a str
+        return set(map(type, itertools.chain.from_iterable(filter(None, column)))) <= {str}
     return all(_plain_value(name, value) for value in column)
 
 

@@ -13,7 +13,6 @@ itself (a fresh child interpreter, the mutation suite, the in-process fuzz harne
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import importlib.util
 import inspect
 import os
@@ -21,11 +20,14 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract.errors import MAX_TIMEOUT, UsageError, printable
 from contract.spec.model import Declarations
 from contract.spec.registry import registry
+
+if TYPE_CHECKING:
+    import importlib.metadata
 
 ENTRY_POINT_GROUP = "chunk_contract.plugins"
 
@@ -157,6 +159,8 @@ def _getattr_path(module: Any, attr: str, target: str, where: str) -> Any:
 
 def entry_points() -> dict[str, importlib.metadata.EntryPoint]:
     """Plugins registered under the ``chunk_contract.plugins`` entry-point group, by name."""
+    import importlib.metadata  # here: loading a file.py or module target never needs it
+
     return {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 

@@ -125,3 +125,21 @@ def test_a_family_far_slower_at_the_late_start_is_measured_from_the_first_size()
     _survey(alone, ("paragraphs",))
     again = [size for name, size in alone.calls if name == "paragraphs"]
     assert sizes[1:] == again  # measured exactly as a first family would be
+
+
+def test_each_kind_of_family_starts_from_the_fastest_of_its_own_kind() -> None:
+    """Realistic families twice as slow as the pathological one: the first realistic family
+    starts where the pathological rate says (no realistic family measured yet), the next from
+    the first realistic one's rate, a size earlier; a pathological family measured after them
+    starts from the pathological rate again."""
+    realistic = lambda n: 2 * LINEAR * n  # noqa: E731
+    model = _ByFamily({"paragraphs": realistic, "lists": realistic})
+    found = _survey(model, ("one character repeated", "paragraphs", "lists", "unbroken CJK"))
+    assert not found.violations and not found.broken
+    fastest, slower = scaling.start_size(LINEAR), scaling.start_size(2 * LINEAR)
+    assert slower == fastest // 2
+    assert model.first_size("paragraphs") == fastest
+    assert model.first_size("lists") == slower
+    assert model.first_size("unbroken CJK") == fastest
+    sizes = [size for name, size in model.calls if name == "lists"]
+    assert sizes == [slower, slower * 2, slower * 4]  # three fitted sizes, the first measurable

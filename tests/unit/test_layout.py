@@ -62,6 +62,24 @@ def test_the_hypothesis_check_catches_a_module_that_loads_it() -> None:
     assert done.returncode != 0
 
 
+def test_importing_the_package_reads_no_distribution_metadata() -> None:
+    """``importlib.metadata`` (tens of milliseconds at every start) is imported only where an
+    entry point or a version is looked up: importing the package, the target loader or the
+    fresh interpreter's module (every process of a run imports them) does not."""
+    code = (
+        "import sys, contract\n"
+        "from contract.transport.targets import load_here\n"
+        "from contract.engine import crossrun\n"
+        "assert 'importlib.metadata' not in sys.modules\n"
+        "assert contract.__version__\n"
+        "assert 'importlib.metadata' in sys.modules\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 # --- the import graph -------------------------------------------------------------------------
 
 

@@ -126,6 +126,8 @@ def test_split_replies_parse_into_typed_replies() -> None:
         ["chunks", {"text": ["a"], "id": [3]}],
         ["chunks", {"text": ["a"], "section": ["h1"]}],
         ["chunks", {"text": ["a"], "section": [[1]]}],
+        ["chunks", {"text": ["a", "b", "c"], "section": [["h"], None, ["h", None]]}],
+        ["chunks", {"text": ["a", "b"], "section": [[], [["h"]]]}],
         ["chunks", {"text": ["a"], "index": [3]}],
         ["chunks", {"text": ["a"], "bare": [1]}],
         ["chunks", {"text": ["a"], "bare": [None]}],
