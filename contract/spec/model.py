@@ -573,7 +573,7 @@ class Case:
     @functools.cached_property
     def _flat(self) -> bool:
         """No chunk names a parent: one group of siblings, every chunk a leaf."""
-        return all(parent is None for parent in map(_PARENT, self.chunks))
+        return set(map(_PARENT, self.chunks)) <= {None}
 
     @functools.cached_property
     def offset_spans(self) -> list[tuple[int, int] | None]:

@@ -355,6 +355,42 @@ def test_start_bytes_are_the_utf8_offsets_of_exact_chunks(text: str, data: st.Da
     assert case.start_bytes == [*expected, None]
 
 
+_FIELDS = st.sampled_from(["start", "end", "start_byte", "end_byte"])
+
+
+@given(st.text(alphabet="a\u00e9\u6570\U0001f680\n", max_size=40), st.data())
+def test_byte_exact_is_a_byte_for_byte_comparison(text: str, data: st.DataObject) -> None:
+    """Per chunk: its byte offsets hold its text in the document's UTF-8 and, for a chunk whose
+    codepoint offsets hold it too, start where those do (a repeated text found twice is not
+    exact). Any spans, every offset right (the common case, checked at once), then a few
+    offsets shifted or missing, against a slice of the encoded document."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    bounds = st.integers(0, len(text))
+    spans = data.draw(st.lists(st.tuples(bounds, bounds).map(sorted), max_size=8))
+    chunks = [Chunk(index=i, text=text[s:e], start=s, end=e, start_byte=len(text[:s].encode()),
+                    end_byte=len(text[:e].encode())) for i, (s, e) in enumerate(spans)]
+    for _ in range(data.draw(st.integers(0, 2)) if chunks else 0):
+        k, name = data.draw(st.integers(0, len(chunks) - 1)), data.draw(_FIELDS)
+        value = getattr(chunks[k], name)
+        shift = data.draw(st.sampled_from([None, -1, 1, 2]))
+        moved = None if shift is None or value is None else value + shift
+        chunks[k] = replace(chunks[k], **{name: moved})
+    case = Case(Document(text), Config(10), chunks)
+
+    def expected(chunk: Chunk) -> bool:
+        sb, eb = chunk.start_byte, chunk.end_byte
+        if sb is None or eb is None or not 0 <= sb <= eb <= len(encoded):
+            return False
+        if encoded[sb:eb] != chunk.text.encode():
+            return False
+        s, e = chunk.start, chunk.end
+        if s is None or e is None or not 0 <= s <= e or text[s:e] != chunk.text:
+            return True  # no codepoint span that holds the text: no place to agree with
+        return sb == len(text[:s].encode())
+
+    assert case.byte_exact == [expected(c) for c in chunks]
+
+
 def test_all_exact_holds_only_when_every_reported_offset_holds_its_chunk() -> None:
     """Case.all_exact lets the offset rules skip their per-chunk loops: it must be False as soon
     as one chunk's codepoint or byte offsets miss its text, or one chunk reports none."""

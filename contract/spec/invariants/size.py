@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Iterable, Iterator
 from typing import cast
 
@@ -14,24 +16,36 @@ from contract.spec.placement import Span
 from contract.spec.rules import invariant
 
 _ONE_GRAPHEME = regex.compile(r"\X")
+_TEXT = operator.attrgetter("text")
+_UTF8 = operator.methodcaller("encode", "utf-8", "surrogatepass")
 
 
 @invariant("cap_respected", kinds=("text", "workbook"))
 def cap_respected(case: Case) -> Iterator[Violation]:
     """Every leaf chunk's size in the plugin's unit is at most max_size, unless indivisible."""
     cap = case.config.max_size
-    leaves = case.leaves()
-    if case.unit == "chars" and all(len(chunk.text) <= cap for chunk in leaves):
-        return  # (the common case, without a call per chunk)
-    for chunk in leaves:
-        size = case.chunk_size(chunk)
-        if size > cap and not _indivisible(case, chunk):
+    for chunk, size in _over_cap(case, case.leaves(), cap):
+        if not _indivisible(case, chunk):
             yield Violation(
                 "cap_respected",
                 f"{describe_chunk(chunk)} is {plural(size, case.unit.rstrip('s'))} > max_size {cap}"
                 f": {escape(chunk.text, 60)}",
                 (chunk.index,),
             )
+
+
+def _over_cap(case: Case, leaves: list[Chunk], cap: int) -> Iterator[tuple[Chunk, int]]:
+    """The leaves over ``cap`` and their sizes; in characters and bytes, measured and picked
+    out in C loops over the whole list (no call per chunk)."""
+    texts = map(_TEXT, leaves)
+    if case.unit == "chars":
+        sizes = list(map(len, texts))
+    elif case.unit == "bytes":
+        sizes = list(map(len, map(_UTF8, texts)))
+    else:
+        sizes = [case.chunk_size(chunk) for chunk in leaves]
+    over = list(map(operator.gt, sizes, itertools.repeat(cap)))
+    return zip(itertools.compress(leaves, over), itertools.compress(sizes, over))
 
 
 def _indivisible(case: Case, chunk: Chunk) -> bool:
