@@ -419,8 +419,11 @@ def _explore(
     deadline = started + config.explore_seconds
 
     # Failures saved by earlier runs come first (contract.store.database), then the seed corpus.
+    # The schedule's cases are counted from the start: the total shown never jumps.
+    cases = [] if plan is None else list(map(_in_range(session.plugin), plan.items()))
     if known:
-        emit(RunPhase("seed corpus", len(known) + config.max_examples, config.explore_seconds))
+        emit(RunPhase("seed corpus", len(known) + len(cases) + config.max_examples,
+                      config.explore_seconds))
     with clock.phase("seed corpus"):
         for case in known:
             if _key(case) in found.seen:
@@ -430,8 +433,8 @@ def _explore(
             _progress(found, step, config, emit)
     if plan is not None:
         with clock.phase("covering schedule"):
-            found.coverage = _play(session, plan, started + config.schedule_budget, found, emit,
-                                   config.max_examples,
+            found.coverage = _play(session, plan, cases, started + config.schedule_budget,
+                                   found, emit, config.max_examples,
                                    lambda: _progress(found, step, config, emit))
     emit(RunPhase("exploring", found.asked + config.max_examples,
                   max(0.0, deadline - time.monotonic())))
@@ -476,6 +479,7 @@ def _progress(found: _Explored, step: int, config: RunSettings, emit: Listener) 
 def _play(
     session: Session,
     plan: Schedule,
+    cases: list[tuple[Any, Config]],
     deadline: float,
     found: _Explored,
     emit: Listener,
@@ -483,8 +487,8 @@ def _play(
     progress: Callable[[], None] = lambda: None,
 ) -> Coverage:
     """Play the covering schedule in order, until its end or its own deadline (later than the
-    generated examples' on a busy machine: see RunSettings.schedule_seconds)."""
-    cases = list(map(_in_range(session.plugin), plan.items()))
+    generated examples' on a busy machine: see RunSettings.schedule_seconds); ``cases`` are the
+    plan's items, each config moved into the plugin's declared range."""
     emit(RunPhase("covering schedule", found.asked + len(cases) + generated,
                deadline - time.monotonic()))
     played = 0

@@ -11,7 +11,7 @@ import pytest
 
 from contract.containment import reaper
 from contract.containment.reaper import tree_cpu_seconds
-from contract.engine.events import PhaseClock
+from contract.engine.events import Event, PhaseClock, RunPhase
 from contract.engine.results import PhaseTime
 from contract.engine.runner import RunSettings, run
 from contract.reporting.json_report import report_json
@@ -83,9 +83,24 @@ def test_the_tree_clock_counts_a_live_child() -> None:
 
 
 @pytest.fixture(scope="module")
-def result():  # type: ignore[no-untyped-def]
+def recorded():  # type: ignore[no-untyped-def]
+    """A real run of a clean chunker, and the events it emitted."""
     settings = RunSettings(max_examples=20, seed=1, reproducers=None, skip=("scales_linearly",))
-    return run(FIXED, settings)
+    events: list[Event] = []
+    return run(FIXED, settings, events.append), events
+
+
+@pytest.fixture(scope="module")
+def result(recorded):  # type: ignore[no-untyped-def]
+    return recorded[0]
+
+
+def test_the_examples_a_run_announces_are_known_from_its_first_phase(recorded) -> None:  # type: ignore[no-untyped-def]
+    """The progress line's total counts the seed corpus, the covering schedule and the
+    generated examples from the start: it does not jump when the schedule begins."""
+    result, events = recorded
+    announced = [e.asked for e in events if isinstance(e, RunPhase) and e.asked is not None]
+    assert len(announced) >= 3 and set(announced) == {result.examples_asked}
 
 
 def test_a_run_reports_its_phases_and_they_add_up_to_its_total(result) -> None:  # type: ignore[no-untyped-def]

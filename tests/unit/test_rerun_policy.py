@@ -53,5 +53,5 @@ def test_every_schedule_case_is_observed_without_a_rerun() -> None:
         session.observe = spy  # type: ignore[method-assign]
         found = runner._Explored()
         plan = schedule_for("text")
-        runner._play(session, plan, float("inf"), found, lambda event: None, 0)
+        runner._play(session, plan, plan.items(), float("inf"), found, lambda event: None, 0)
     assert len(asked) == len(list(plan.items())) > 100 and not any(asked)

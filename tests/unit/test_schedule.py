@@ -291,7 +291,8 @@ def test_every_seed_plays_the_same_schedule_first(seed: int) -> None:
 
 def test_a_run_stopped_early_says_what_it_did_not_cover() -> None:
     found = _Explored()
-    coverage = _play(_Recorder(), SCHEDULE, time.monotonic() - 1, found, lambda event: None, 0)  # type: ignore[arg-type]
+    coverage = _play(_Recorder(), SCHEDULE, SCHEDULE.items(), time.monotonic() - 1, found,  # type: ignore[arg-type]
+                     lambda event: None, 0)
     assert coverage.covered == 0 and found.examples == 0
     assert len(coverage.uncovered) == coverage.total
     partial = SCHEDULE.coverage(10)
