@@ -18,13 +18,13 @@ nox.options.reuse_existing_virtualenvs = True
 
 #: Every reference chunker, as chunk-contract targets.
 REFERENCE_CHUNKERS = [
-    "reference_chunkers/fixed.py:split",
-    "reference_chunkers/recursive.py:split",
-    "reference_chunkers/markdown.py:split",
-    "reference_chunkers/header.py:split",
-    "reference_chunkers/header.py:split_duplicate_headers",
-    "reference_chunkers/grapheme.py:split",
-    "reference_chunkers/spreadsheet.py:split",
+    "chunk_contract_reference/fixed.py:split",
+    "chunk_contract_reference/recursive.py:split",
+    "chunk_contract_reference/markdown.py:split",
+    "chunk_contract_reference/header.py:split",
+    "chunk_contract_reference/header.py:split_duplicate_headers",
+    "chunk_contract_reference/grapheme.py:split",
+    "chunk_contract_reference/spreadsheet.py:split",
 ]
 
 
@@ -68,13 +68,13 @@ def slow(session: nox.Session) -> None:
 #: What ``nox -s package`` checks an installed wheel ships (package data included).
 SHIPPED = """
 from importlib import resources
-for package, name in [("contract", "py.typed"), ("reference_chunkers", "py.typed"),
-                      ("contract.integrations.mutation", "vendor/mutation-test-elements.js"),
-                      ("reference_chunkers", "fixed.py")]:
+for package, name in [("chunk_contract", "py.typed"), ("chunk_contract_reference", "py.typed"),
+                      ("chunk_contract.integrations.mutation", "vendor/mutation-test-elements.js"),
+                      ("chunk_contract_reference", "fixed.py")]:
     assert resources.files(package).joinpath(name).is_file(), (package, name)
-import contract
-assert "site-packages" in contract.__file__, contract.__file__
-print("shipped:", contract.__file__, contract.SPEC_VERSION)
+import chunk_contract
+assert "site-packages" in chunk_contract.__file__, chunk_contract.__file__
+print("shipped:", chunk_contract.__file__, chunk_contract.SPEC_VERSION)
 """
 
 
@@ -95,7 +95,7 @@ def package(session: nox.Session) -> None:
     with session.chdir(outside):
         session.run(str(bin_dir / "python"), "-c", SHIPPED, external=True)
         session.run(str(bin_dir / "chunk-contract"), "list", external=True)
-        session.run(str(bin_dir / "chunk-contract"), "run", "reference_chunkers.fixed:split",
+        session.run(str(bin_dir / "chunk-contract"), "run", "chunk_contract_reference.fixed:split",
                     "--max-examples", "30", "--seed", "1", "-q", external=True)
 
 
@@ -111,7 +111,8 @@ def contract(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff and mypy."""
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", "contract", "reference_chunkers", "tests", "fuzz", "bench",
+    session.run("ruff", "check", "chunk_contract", "chunk_contract_reference", "tests", "fuzz",
+                "bench",
                 "scripts")
     session.run("mypy")
 
@@ -145,9 +146,10 @@ def bench(session: nox.Session) -> None:
 def campaign(session: nox.Session) -> None:
     """A HypoFuzz campaign: ``nox -s campaign -- TARGET [--seconds N] [-n N] [--database SPEC]``.
 
-    Fuzzes TARGET's property test (contract.integrations.campaign.hypofuzz) with HypoFuzz for ``--seconds`` (default
-    600) on every core, then lists what it found as reproducers and fails if it found anything.
-    Machines that pass the same ``--database redis://HOST:PORT/N`` fuzz as one campaign.
+    Fuzzes TARGET's property test (chunk_contract.integrations.campaign.hypofuzz) with HypoFuzz for
+    ``--seconds`` (default 600) on every core, then lists what it found as reproducers and fails if
+    it found anything. Machines that pass the same ``--database redis://HOST:PORT/N`` fuzz as one
+    campaign.
     """
     if not session.posargs or session.posargs[0].startswith("-"):
         session.error("give a target: nox -s campaign -- path/to/chunker.py:split [--seconds N]")
@@ -178,7 +180,7 @@ def fuzz(session: nox.Session) -> None:
         targets = [t for t in REFERENCE_CHUNKERS  # workbook plugins cannot be fuzzed yet
                    if Path(t.partition(":")[0]).is_file() and "spreadsheet" not in t]
         if shutil.which("node"):
-            targets.append("exec:node reference_chunkers/js/chunker.mjs")
+            targets.append("exec:node chunk_contract_reference/js/chunker.mjs")
     found = []
     for number, target in enumerate(targets):
         summary = Path(session.create_tmp()) / f"fuzz-summary-{number}.json"
@@ -193,8 +195,9 @@ def fuzz(session: nox.Session) -> None:
                       "(see the reproducers above)")
 
 
-#: The libraries behind the built-in adapters (contract/integrations/adapters), at the versions that
-#: docs/conformance.md was made with. Keep in step with the ``peers`` extra in pyproject.toml.
+#: The libraries behind the built-in adapters (chunk_contract/integrations/adapters), at the
+#: versions that docs/conformance.md was made with. Keep in step with the ``peers`` extra in
+#: pyproject.toml.
 PEERS = [
     "langchain-text-splitters==1.1.3",
     "llama-index-core==0.14.25",
@@ -213,9 +216,9 @@ def peers(session: nox.Session) -> None:
     """Install the adapted libraries (pinned), run the contract on every adapter on 5 seeds
     (the LangChain.js ones too, when node is on PATH), store the evidence in
     docs/conformance-evidence.json and regenerate docs/conformance.md from it and the reviewed
-    findings (contract/integrations/adapters/findings/*.toml). Fails if the evidence and the findings
-    disagree: a violation without a finding, an ``expect`` that does not match, a finding no
-    seed reproduced.
+    findings (chunk_contract/integrations/adapters/findings/*.toml). Fails if the evidence and the
+    findings disagree: a violation without a finding, an ``expect`` that does not match, a finding
+    no seed reproduced.
 
     Offline after the install: the adapters use only tokenizers the libraries ship. Pass
     options through: ``nox -s peers -- --only semchunk --seeds 2``; ``nox -s peers --
@@ -223,11 +226,12 @@ def peers(session: nox.Session) -> None:
     """
     session.install("-e", ".", *PEERS)
     session.env.update(OFFLINE)
-    if shutil.which("node") and not (ROOT / "contract/integrations/adapters/js/node_modules").exists():
-        session.run("npm", "ci", "--prefix", "contract/integrations/adapters/js", "--no-audit", "--no-fund",
+    bridge = "chunk_contract/integrations/adapters/js"
+    if shutil.which("node") and not (ROOT / bridge / "node_modules").exists():
+        session.run("npm", "ci", "--prefix", bridge, "--no-audit", "--no-fund",
                     external=True)
     session.run(
-        "python", "-m", "contract.integrations.adapters.conformance", "--evidence",
+        "python", "-m", "chunk_contract.integrations.adapters.conformance", "--evidence",
         "docs/conformance-evidence.json", "--doc", "docs/conformance.md", "--jobs", "2",
         "--strict", *session.posargs,
     )
@@ -237,10 +241,11 @@ def peers(session: nox.Session) -> None:
 def mutation(session: nox.Session) -> None:
     """Mutation testing with the contract as the test suite (mutmut, 2 cores).
 
-    ``nox -s mutation`` mutates reference_chunkers/ and fails on a survivor that is not
+    ``nox -s mutation`` mutates chunk_contract_reference/ and fails on a survivor that is not
     triaged in docs/mutation-baseline.toml, or on a score under 90%.
     ``nox -s mutation -- path/to/file.py:attr`` mutates a third-party chunker file instead.
-    Reports: build/mutation/ (JSON, HTML, markdown; see docs in contract/integrations/mutation).
+    Reports: build/mutation/ (JSON, HTML, markdown; see docs in
+    chunk_contract/integrations/mutation).
     """
     session.install("-e", ".[mutation]")
     session.run("chunk-contract", "mutate", "--max-children", "2", *session.posargs)
@@ -250,11 +255,11 @@ def mutation(session: nox.Session) -> None:
 def mutation_js(session: nox.Session) -> None:
     """StrykerJS on a JavaScript chunker, the contract as its test command (2 processes).
 
-    ``nox -s mutation_js`` mutates reference_chunkers/js/chunker.mjs, triaged in
+    ``nox -s mutation_js`` mutates chunk_contract_reference/js/chunker.mjs, triaged in
     docs/mutation-baseline-js.toml; ``nox -s mutation_js -- path/to/chunker.mjs`` another file.
     Reports: build/mutation-js/. Needs node >= 20 (npm ci installs the pinned Stryker).
     """
     session.install("-e", ".")
-    session.run("npm", "ci", "--prefix", "contract/integrations/mutation/stryker",
+    session.run("npm", "ci", "--prefix", "chunk_contract/integrations/mutation/stryker",
                 "--no-audit", "--no-fund", external=True)
-    session.run("python", "-m", "contract.integrations.mutation.js", *session.posargs)
+    session.run("python", "-m", "chunk_contract.integrations.mutation.js", *session.posargs)

@@ -16,16 +16,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from contract.engine import session as execution
-from contract.engine.runner import RunSettings, run
-from contract.engine.session import Session
-from contract.spec.model import Config
-from contract.spec.registry import registry
-from contract.transport.base import InProcessTransport
-from contract.transport.loading import load
+from chunk_contract.engine import session as execution
+from chunk_contract.engine.runner import RunSettings, run
+from chunk_contract.engine.session import Session
+from chunk_contract.spec.model import Config
+from chunk_contract.spec.registry import registry
+from chunk_contract.transport.base import InProcessTransport
+from chunk_contract.transport.loading import load
 
 HERE = Path(__file__).resolve().parent
-FIXED = str(HERE.parent / "reference_chunkers" / "fixed.py") + ":split"
+FIXED = str(HERE.parent / "chunk_contract_reference" / "fixed.py") + ":split"
 TRIVIAL = str(HERE / "trivial.py") + ":split"
 
 
@@ -73,7 +73,7 @@ def check_cost(size: int, repeats: int = 3) -> tuple[float, float]:
     plugin = load(FIXED)
     text, config = realistic(size), Config(1000, 100)
     session = Session(plugin, timeout=60, memory_mb=None, selected=list(registry()))
-    from contract.spec.model import chunks_from_records, normalise_chunks
+    from chunk_contract.spec.model import chunks_from_records, normalise_chunks
 
     chunking = checking = float("inf")
     for _ in range(repeats):
@@ -98,7 +98,7 @@ def placement_seconds(size: int) -> float:
     document, config = realistic(size), Config(1000, 100)
     texts = [c["text"] for c in plugin.split(document, max_size=1000, overlap=100)]
     session = Session(plugin, timeout=60, memory_mb=None, selected=list(registry()))
-    from contract.spec.model import Chunk
+    from chunk_contract.spec.model import Chunk
 
     chunks = [Chunk(index=i, text=t, bare=True) for i, t in enumerate(texts)]
     started = time.perf_counter()
@@ -123,7 +123,7 @@ def parallel_rates(examples: int = 1000, repeats: int = 2) -> tuple[float, float
         report = Path(folder) / "report.json"
         for _ in range(repeats):
             for k, jobs in enumerate((1, 2)):
-                command = [sys.executable, "-m", "contract", "run", TRIVIAL, "-q", "-n",
+                command = [sys.executable, "-m", "chunk_contract", "run", TRIVIAL, "-q", "-n",
                            str(jobs), "--max-examples", str(examples), "--seed", "3",
                            "--reproducers", folder, "--json", str(report)]
                 started = time.perf_counter()

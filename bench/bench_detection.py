@@ -100,13 +100,13 @@ def commit() -> str:
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True, check=False).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD", "--",
-                            "contract", "tests/defects"], check=False).returncode
+                            "chunk_contract", "tests/defects"], check=False).returncode
     return head + ("+dirty" if dirty else "")
 
 
 def command(name: str, seed: int) -> list[str]:
     """The user's command line (through this worktree's package), niced."""
-    return ["nice", "-n", "10", sys.executable, "-m", "contract", "run",
+    return ["nice", "-n", "10", sys.executable, "-m", "chunk_contract", "run",
             f"{DEFECTS_FILE}:{name}", "--seed", str(seed), "-q", "--json", "report.json"]
 
 
@@ -216,11 +216,11 @@ def measure(jobs: list[tuple[str, int]], table: dict[str, str], *, parallel: int
 
 def by_construction(name: str, invariant: str) -> str:
     """Where the seed-independent inputs first break ``invariant``: ``"case K of N"`` or ``-``."""
-    from contract.engine.session import Session
-    from contract.generation.corpus import corpus_for
-    from contract.generation.strategies.schedule import schedule_for
-    from contract.spec.registry import registry
-    from contract.transport.loading import load
+    from chunk_contract.engine.session import Session
+    from chunk_contract.generation.corpus import corpus_for
+    from chunk_contract.generation.strategies.schedule import schedule_for
+    from chunk_contract.spec.registry import registry
+    from chunk_contract.transport.loading import load
 
     if invariant in RUNNER_LEVEL or name in RUNNER_LEVEL_DEFECTS:
         return "runner"

@@ -2,12 +2,12 @@
 wrong one.
 
 Every known-defective chunker (tests/defects/chunkers.py and tests/diagnosis/defects.py) is run
-through the whole engine (``contract.engine.runner.run``: corpus, generation, shrinking, diagnosis)
-on ``--seeds`` seeds with the default budget. Each counterexample counts once: *diagnosed* when a
-pattern was confirmed, *wrong* when the pattern is not one that tests/diagnosis/test_diagnosis.py
-lists as acceptable for that defect and invariant (``acceptable``: EXPECTED, plus
-BY_INVARIANT's patterns that describe any finding of an invariant; for the new defects, their
-own pattern). The goal
+through the whole engine (``chunk_contract.engine.runner.run``: corpus, generation, shrinking,
+diagnosis) on ``--seeds`` seeds with the default budget. Each counterexample counts once:
+*diagnosed* when a pattern was confirmed, *wrong* when the pattern is not one that
+tests/diagnosis/test_diagnosis.py lists as acceptable for that defect and invariant (``acceptable``:
+EXPECTED, plus BY_INVARIANT's patterns that describe any finding of an invariant; for the new
+defects, their own pattern). The goal
 is a wrong count of 0; the rate says how much of the suite the patterns explain.
 
 Controls: each defect of :data:`CONTROLS` is also observed on hand-made inputs where a pattern
@@ -23,7 +23,7 @@ engine gives its experiments. A ``scales_linearly`` counterexample is the first 
 scaling family, rebuilt whole (the evidence cuts long documents), as the engine records it.
 Each counterexample counts once per distinct (adapter, invariant, document, config), whatever
 the number of seeds that found it. Its acceptable patterns are its reviewed finding's
-``diagnoses`` (contract/integrations/adapters/findings/*.toml: the patterns that describe the
+``diagnoses`` (chunk_contract/integrations/adapters/findings/*.toml: the patterns that describe the
 cause in the library's source); a pattern outside them is wrong, naming none never is. A
 counterexample the library no longer breaks when observed again is counted apart
 (*not reproduced*), and so is one whose invariant no pattern explains (no experiment to run).
@@ -60,16 +60,16 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from contract.diagnosis import Probe, diagnose, patterns  # noqa: E402
-from contract.engine.runner import RunSettings, run  # noqa: E402
-from contract.engine.session import Session  # noqa: E402
-from contract.generation.families import FAMILIES  # noqa: E402
-from contract.integrations.adapters import BY_NAME  # noqa: E402
-from contract.integrations.adapters.conformance import load_evidence  # noqa: E402
-from contract.integrations.adapters.findings import findings as reviewed  # noqa: E402
-from contract.spec.model import Config  # noqa: E402
-from contract.spec.registry import registry  # noqa: E402
-from contract.transport.loading import load  # noqa: E402
+from chunk_contract.diagnosis import Probe, diagnose, patterns  # noqa: E402
+from chunk_contract.engine.runner import RunSettings, run  # noqa: E402
+from chunk_contract.engine.session import Session  # noqa: E402
+from chunk_contract.generation.families import FAMILIES  # noqa: E402
+from chunk_contract.integrations.adapters import BY_NAME  # noqa: E402
+from chunk_contract.integrations.adapters.conformance import load_evidence  # noqa: E402
+from chunk_contract.integrations.adapters.findings import findings as reviewed  # noqa: E402
+from chunk_contract.spec.model import Config  # noqa: E402
+from chunk_contract.spec.registry import registry  # noqa: E402
+from chunk_contract.transport.loading import load  # noqa: E402
 from tests.diagnosis import test_diagnosis as tests  # noqa: E402  (the tests' own loader)
 
 RESULTS = ROOT / "bench" / "RESULTS-diagnosis.md"
@@ -391,7 +391,7 @@ def table(found: list[Finding], every: dict[str, tuple[str, set[str]]], *, names
         f"{names} defective chunkers x {seeds} seed(s), default budget, and the controls: "
         f"{_counts(found, every)}. {sum(f.source == 'log' for f in found)} of them come from "
         "bench_detection's CI-like runs (subprocess, fresh folder), the others from "
-        "`contract.engine.runner.run` here.",
+        "`chunk_contract.engine.runner.run` here.",
         "",
         "| defect | seed | invariant | pattern | verdict |", "|---|---|---|---|---|",
     ]

@@ -38,17 +38,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hypothesis import HealthCheck, given, settings
 
-from contract.containment import procs
-from contract.engine.exec_probe import exec_session
-from contract.engine.session import Session
-from contract.generation import strategies
-from contract.spec.model import Config, normalise_chunks
-from contract.spec.registry import registry
-from contract.transport.exec_child import ExecChild
-from contract.transport.loading import load
+from chunk_contract.containment import procs
+from chunk_contract.engine.exec_probe import exec_session
+from chunk_contract.engine.session import Session
+from chunk_contract.generation import strategies
+from chunk_contract.spec.model import Config, normalise_chunks
+from chunk_contract.spec.registry import registry
+from chunk_contract.transport.exec_child import ExecChild
+from chunk_contract.transport.loading import load
 
 HERE = Path(__file__).resolve().parent
-JS_CHUNKER = HERE.parent / "reference_chunkers" / "js" / "chunker.mjs"
+JS_CHUNKER = HERE.parent / "chunk_contract_reference" / "js" / "chunker.mjs"
 DOCUMENT = "The quick brown fox jumps over the lazy dog. Über naïve café — 数据 🚀 ok"
 ECHO = """import { createInterface } from "node:readline";
 process.stdout.write('{"chunk_contract": 1}\\n');
@@ -122,7 +122,7 @@ def examples_per_second(node: str, examples: int) -> tuple[float, float]:
 
 def python_examples_per_second(examples: int) -> tuple[float, float]:
     """The same loop for the Python recursive reference chunker in its forked worker."""
-    plugin = load(str(HERE.parent / "reference_chunkers" / "recursive.py") + ":split")
+    plugin = load(str(HERE.parent / "chunk_contract_reference" / "recursive.py") + ":split")
     cpu, started = _cpu(), time.perf_counter()
     with Session(plugin, timeout=5.0, memory_mb=1024, selected=list(registry())) as session:
         _probe(session, examples)

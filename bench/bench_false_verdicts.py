@@ -39,10 +39,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from contract.engine import scaling
-from contract.engine.session import Session
-from contract.spec.registry import registry
-from contract.transport.loading import load
+from chunk_contract.engine import scaling
+from chunk_contract.engine.session import Session
+from chunk_contract.spec.registry import registry
+from chunk_contract.transport.loading import load
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "RESULTS-false-verdicts.md"
@@ -149,8 +149,8 @@ def _terminated(signum: int, frame: object) -> None:
 
 def python_targets() -> list[Target]:
     """The Python reference chunkers."""
-    return [Target(f"reference_chunkers/{n}.py:split",
-                   f"{ROOT / 'reference_chunkers' / n}.py:split") for n in PYTHON]
+    return [Target(f"chunk_contract_reference/{n}.py:split",
+                   f"{ROOT / 'chunk_contract_reference' / n}.py:split") for n in PYTHON]
 
 
 def correct_twins() -> list[Target]:
@@ -178,17 +178,17 @@ def out_of_process(folder: Path) -> list[Target]:
     found = []
     node = shutil.which("node")
     if node:
-        script = ROOT / "reference_chunkers" / "js" / "chunker.mjs"
-        found.append(Target("exec: node reference_chunkers/js/chunker.mjs",
+        script = ROOT / "chunk_contract_reference" / "js" / "chunker.mjs"
+        found.append(Target("exec: node chunk_contract_reference/js/chunker.mjs",
                             f"exec:{node} {script}"))
     rustc = shutil.which("rustc")
     if rustc:
         binary = folder / "chunker"
-        source = ROOT / "reference_chunkers" / "rust" / "chunker.rs"
+        source = ROOT / "chunk_contract_reference" / "rust" / "chunker.rs"
         done = subprocess.run([rustc, "-O", "-o", str(binary), str(source)],
                               capture_output=True, timeout=300)
         if done.returncode == 0:
-            found.append(Target("exec: reference_chunkers/rust/chunker.rs (rustc -O)",
+            found.append(Target("exec: chunk_contract_reference/rust/chunker.rs (rustc -O)",
                                 f"exec:{binary}"))
     return found
 

@@ -29,12 +29,12 @@ SECTION = "## Fuzzing"
 
 #: The reference chunkers, and a trivial correct plugin as a baseline of the harness's own cost.
 TARGETS = [
-    "reference_chunkers/fixed.py:split",
-    "reference_chunkers/recursive.py:split",
-    "reference_chunkers/markdown.py:split",
-    "reference_chunkers/header.py:split",
-    "reference_chunkers/header.py:split_duplicate_headers",
-    "reference_chunkers/grapheme.py:split",
+    "chunk_contract_reference/fixed.py:split",
+    "chunk_contract_reference/recursive.py:split",
+    "chunk_contract_reference/markdown.py:split",
+    "chunk_contract_reference/header.py:split",
+    "chunk_contract_reference/header.py:split_duplicate_headers",
+    "chunk_contract_reference/grapheme.py:split",
     "tests/cli/plugins.py:slices",
 ]
 
@@ -47,7 +47,7 @@ def fuzz(target: str, seconds: float, scratch: Path) -> dict:
     command = [
         sys.executable,
         "-c",
-        "from contract.cli.main import main; raise SystemExit(main())",
+        "from chunk_contract.cli.main import main; raise SystemExit(main())",
         "fuzz",
         target,
         "--seconds",

@@ -6,7 +6,7 @@ processes) next to the size of what the plugin tried to send:
 
 * ``huge_reply`` (tests/hostile/plugins.py): 400 chunks of 1 MiB each, 400 MB of reply, over the
   reply limit: it is never read (the worker is killed, ``no_crash`` reported);
-* ``fixed`` (reference_chunkers/fixed.py): a correct chunker, the baseline.
+* ``fixed`` (chunk_contract_reference/fixed.py): a correct chunker, the baseline.
 
 The documented bound: the host stays under 300 MiB (the test
 tests/hostile/test_hostile.py::test_a_400_mb_reply_is_no_crash_and_the_host_stays_small asserts
@@ -38,7 +38,7 @@ CASES = [
     ("huge_reply: 400 x 1 MiB chunks (400 MB)",
      f"{ROOT / 'tests' / 'hostile' / 'plugins.py'}:huge_reply",
      ["--memory-mb", "3000", "--timeout", "20", "--max-examples", "5", "--no-schedule"]),
-    ("fixed (correct, baseline)", f"{ROOT / 'reference_chunkers' / 'fixed.py'}:split",
+    ("fixed (correct, baseline)", f"{ROOT / 'chunk_contract_reference' / 'fixed.py'}:split",
      ["--max-examples", "50"]),
 ]
 

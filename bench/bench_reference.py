@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reference_chunkers import fixed, grapheme, header, markdown, recursive
+from chunk_contract_reference import fixed, grapheme, header, markdown, recursive
 
 CHUNKERS: dict[str, Callable[..., list[Any]]] = {
     "fixed (bytes)": fixed.split,

@@ -8,7 +8,7 @@ For each chunker, alternating and ``--repeats`` times (3 by default):
   (``max_size`` 1-200, ``overlap`` below it), the chunker called in process and its cap checked
   (in its unit; one codepoint may be over it),
   for as many examples as the contract run checked;
-- **contract**: ``python -m contract run TARGET --seed 1`` with the default budget and a JSON
+- **contract**: ``python -m chunk_contract run TARGET --seed 1`` with the default budget and a JSON
   report, whose ``phases`` say where the time went.
 
 Both share one Hypothesis storage folder (its Unicode tables built once) and run with Python's
@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "RESULTS-speed.md"
 PYTHON_CHUNKERS = ("fixed", "recursive", "markdown", "header", "grapheme")
-JS = ROOT / "reference_chunkers" / "js" / "chunker.mjs"
+JS = ROOT / "chunk_contract_reference" / "js" / "chunker.mjs"
 SLOW = HERE / "slow.py"
 
 #: The plain Hypothesis test, run in a fresh interpreter: argv[1] the target, argv[2] examples.
@@ -116,7 +116,7 @@ def plain(target: str, examples: int, work: Path) -> tuple[float, float]:
 
 def contract(target: str, work: Path) -> tuple[float, float, dict[str, Any]]:
     report = work / "report.json"
-    command = [sys.executable, "-m", "contract", "run", target, "--seed", "1", "-q",
+    command = [sys.executable, "-m", "chunk_contract", "run", target, "--seed", "1", "-q",
                "--json", str(report), "--reproducers", str(work / "reproducers")]
     wall, cpu, code = _measured(command, cwd=work)
     data = json.loads(report.read_text()) if report.exists() else {}
@@ -126,7 +126,8 @@ def contract(target: str, work: Path) -> tuple[float, float, dict[str, Any]]:
 
 def targets(only: set[str] | None, slow: bool) -> list[tuple[str, str, bool]]:
     """(name, target, has a plain in-process test)."""
-    found = [(n, f"{ROOT / 'reference_chunkers' / n}.py:split", True) for n in PYTHON_CHUNKERS]
+    found = [(n, f"{ROOT / 'chunk_contract_reference' / n}.py:split", True)
+             for n in PYTHON_CHUNKERS]
     if shutil.which("node"):
         found.append(("js (exec:)", f"exec:node {JS}", False))
     if slow:

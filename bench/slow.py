@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from reference_chunkers.recursive import split as _split
+from chunk_contract_reference.recursive import split as _split
 
 
 def split(document: str, *, max_size: int, overlap: int) -> Any:

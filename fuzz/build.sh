@@ -24,8 +24,8 @@ fi
 for fuzzer in fuzz/fuzz_*.py; do
   name=$(basename "$fuzzer" .py)
   chunker=${name#fuzz_}
-  if [ ! -f "reference_chunkers/$chunker.py" ]; then
-    echo "build.sh: skipping $name: reference_chunkers/$chunker.py does not exist yet"
+  if [ ! -f "chunk_contract_reference/$chunker.py" ]; then
+    echo "build.sh: skipping $name: chunk_contract_reference/$chunker.py does not exist yet"
     continue
   fi
   cp fuzz/chunks.dict "$OUT/$name.dict"
@@ -41,8 +41,8 @@ OPTIONS
   if $in_builder; then
     # The chunker is loaded by its target string at run time: tell PyInstaller about it.
     compile_python_fuzzer "$fuzzer" --paths fuzz --paths . \
-      --hidden-import "reference_chunkers.$chunker" --collect-submodules reference_chunkers \
-      --collect-submodules contract.spec.invariants
+      --hidden-import "chunk_contract_reference.$chunker" --collect-submodules chunk_contract_reference \
+      --collect-submodules chunk_contract.spec.invariants
   else
     python3 "$fuzzer" -runs=0 -timeout=10 -artifact_prefix="$OUT/" "fuzz/corpus/$chunker"
   fi

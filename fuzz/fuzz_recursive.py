@@ -1,10 +1,10 @@
-"""libFuzzer target (atheris) for reference_chunkers/recursive.py: the recursive separator ladder,
-in characters.
+"""libFuzzer target (atheris) for chunk_contract_reference/recursive.py: the recursive separator
+ladder, in characters.
 
 OSS-Fuzz / ClusterFuzzLite layout (``TestOneInput`` and ``main``). Run it directly with libFuzzer
 flags, or, with progress, a summary and reproducers, through the generic driver::
 
-    chunk-contract fuzz reference_chunkers/recursive.py:split --seconds 60
+    chunk-contract fuzz chunk_contract_reference/recursive.py:split --seconds 60
 
 A ``crash-*``, ``timeout-*`` or ``oom-*`` artifact becomes a reproducer for
 ``chunk-contract replay`` with ``chunk-contract fuzz TARGET --convert ARTIFACT``.
@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # a checkout, not installed
 
-from contract.integrations.fuzzing.libfuzzer import entry_points
+from chunk_contract.integrations.fuzzing.libfuzzer import entry_points
 
-TestOneInput, main = entry_points("reference_chunkers.recursive:split")
+TestOneInput, main = entry_points("chunk_contract_reference.recursive:split")
 
 if __name__ == "__main__":
     main()

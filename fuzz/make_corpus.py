@@ -3,11 +3,11 @@
     python fuzz/make_corpus.py [--check]
 
 Each seed is a fuzz input (see chunk_input.py): a 2-byte config header, then the document as
-UTF-8. The documents reuse the adversarial fragments of ``contract.generation.strategies`` (the
-pieces that broke real chunkers: CRLF and odd line breaks, repeated blocks, long unbroken runs,
+UTF-8. The documents reuse the adversarial fragments of ``chunk_contract.generation.strategies``
+(the pieces that broke real chunkers: CRLF and odd line breaks, repeated blocks, long unbroken runs,
 grapheme clusters, markdown headings inside and outside fences, long three-line headers). Every
-folder gets the shared seeds, the probes of ``contract.generation.corpus`` that a fuzz input can
-spell, and a few aimed at that chunker. ``--check`` exits 1 if a file on disk
+folder gets the shared seeds, the probes of ``chunk_contract.generation.corpus`` that a fuzz input
+can spell, and a few aimed at that chunker. ``--check`` exits 1 if a file on disk
 differs from what would be written, or is one this script no longer writes (a test runs it).
 """
 
@@ -22,8 +22,8 @@ if str(HERE) not in sys.path:
 
 from chunk_input import decode, encode  # noqa: E402
 
-from contract.generation.corpus import corpus_for  # noqa: E402
-from contract.generation.strategies.text import (  # noqa: E402
+from chunk_contract.generation.corpus import corpus_for  # noqa: E402
+from chunk_contract.generation.strategies.text import (  # noqa: E402
     CJK_PHRASES,
     CONTROLS,
     REPEAT_UNITS,
@@ -137,8 +137,9 @@ def files() -> dict[Path, bytes]:
 
 
 def _contract_corpus() -> dict[str, bytes]:
-    """The probes ``chunk-contract run`` replays first (contract.generation.corpus) that a fuzz
-    input can spell: a valid config the header can write, and non-empty text that is valid UTF-8."""
+    """The probes ``chunk-contract run`` replays first (chunk_contract.generation.corpus) that a
+    fuzz input can spell: a valid config the header can write, and non-empty text that is valid
+    UTF-8."""
     out = {}
     for number, (document, config) in enumerate(corpus_for("text")):
         if not document:

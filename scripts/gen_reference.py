@@ -65,7 +65,7 @@ def delegated_parsers() -> dict[str, argparse.ArgumentParser]:
     """The parsers of the subcommands that their own packages parse (fuzz, mutate, campaign)."""
     import importlib
 
-    from contract.cli.main import DELEGATED
+    from chunk_contract.cli.main import DELEGATED
 
     found = {}
     for name, (module, _) in DELEGATED.items():
@@ -77,7 +77,7 @@ def delegated_parsers() -> dict[str, argparse.ArgumentParser]:
 
 def command_parsers() -> dict[str, argparse.ArgumentParser]:
     """Every subcommand of ``chunk-contract`` and its parser."""
-    from contract.cli.main import build_parser
+    from chunk_contract.cli.main import build_parser
 
     commands = _subparsers(build_parser())
     commands.update(delegated_parsers())
@@ -87,7 +87,8 @@ def command_parsers() -> dict[str, argparse.ArgumentParser]:
 def cli_page() -> str:
     """Every command of ``chunk-contract`` with every option, from the parsers."""
     out = ["# Command line", "", NOTE.strip(), "",
-           "`chunk-contract COMMAND [options]`, also `python -m contract COMMAND`. Exit status: "
+           "`chunk-contract COMMAND [options]`, also `python -m chunk_contract COMMAND`. "
+           "Exit status: "
            "0 every applicable rule holds, 1 a rule is broken, 2 a usage error (one line on "
            "stderr).", ""]
     for name, parser in command_parsers().items():
@@ -98,7 +99,7 @@ def cli_page() -> str:
 
 def config_page() -> str:
     """Every key of ``[tool.chunk-contract]``, from the parser of the table."""
-    from contract.config import pyproject
+    from chunk_contract.config import pyproject
 
     doc = inspect.getdoc(pyproject) or ""
     example = doc.split("\n\n")[1] if "\n\n" in doc else ""
@@ -115,7 +116,7 @@ def config_page() -> str:
 
 
 def _describe(key: str) -> str:
-    from contract.config import pyproject
+    from chunk_contract.config import pyproject
 
     if key in pyproject.setting_keys():
         return pyproject.setting_keys()[key]
@@ -137,7 +138,7 @@ _KNOWN = {
 
 def invariants_page() -> str:
     """Every registered invariant: id, rule (its docstring), what it applies to."""
-    from contract.spec.registry import registry
+    from chunk_contract.spec.registry import registry
 
     out = ["# Invariants", "", NOTE.strip(), "",
            "Every rule of the contract, in report order, with its stable id. The first line "
@@ -157,7 +158,7 @@ def invariants_page() -> str:
 
 def adapters_page() -> str:
     """Every built-in adapter from its record."""
-    from contract.integrations.adapters import ADAPTERS
+    from chunk_contract.integrations.adapters import ADAPTERS
 
     rows = ["| name | library | splitter | unit | documents | offsets |",
             "|---|---|---|---|---|---|"]

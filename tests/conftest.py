@@ -1,13 +1,13 @@
 """Test-wide setup.
 
-- The repository root is importable, so ``contract`` and the shared test helpers
+- The repository root is importable, so ``chunk_contract`` and the shared test helpers
   (``tests.unit.helpers``) load the same way under ``pytest`` and ``python -m pytest``.
 - The heavy tests are marked ``slow`` here, in one place: ``nox -s tests`` runs the rest (the
   tests a contributor needs, a few minutes on 2 cores) and ``nox -s slow`` runs these, with
   every extra installed. A test file can also mark its own tests with ``@pytest.mark.slow``.
 - Hypothesis judges no test input by wall-clock time (:data:`SUITE_PROFILE`), and what a
   test's strategies draw does not depend on which modules its process has loaded (an xdist
-  worker loads whatever its earlier tests needed; see contract.generation.stability).
+  worker loads whatever its earlier tests needed; see chunk_contract.generation.stability).
 - With ``CHUNK_CONTRACT_NO_SKIP=1`` (set by .ci/run) a skipped test fails instead, unless its
   reason starts with ``platform:`` (a test that cannot run on this operating system). So CI
   never passes by skipping what it did not install.
@@ -27,7 +27,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-from contract.generation.stability import stabilize_generation  # noqa: E402  (the root first)
+from chunk_contract.generation.stability import stabilize_generation  # noqa: E402  (the root first)
 
 #: Hypothesis's own wall-clock verdicts on the tests' generated inputs (the per-example
 #: ``deadline``, the ``too_slow`` health check) turn a busy machine into failures: on the shared
@@ -80,9 +80,9 @@ SLOW_TESTS: frozenset[str] = frozenset({
     "hostile/test_hostile.py::test_grandchildren_die_with_the_worker",
     "hostile/test_hostile.py::test_a_thread_started_at_import_does_not_keep_the_host_alive",
     "sheets/test_workbook_strategies.py::test_cases_include_degenerate_configs",
-    "reference/test_reference_chunkers.py::test_keeps_the_contract[markdown.py:split]",
+    "reference/test_chunk_contract_reference.py::test_keeps_the_contract[markdown.py:split]",
     # header.py's second entry point (header.py:split stays in the fast suite)
-    "reference/test_reference_chunkers.py::"
+    "reference/test_chunk_contract_reference.py::"
     "test_keeps_the_contract[header.py:split_duplicate_headers]",
 })
 

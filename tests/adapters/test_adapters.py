@@ -1,5 +1,5 @@
-"""The built-in adapters (contract.integrations.adapters): catalogue, field mapping, declarations,
-runs.
+"""The built-in adapters (chunk_contract.integrations.adapters): catalogue, field mapping,
+declarations, runs.
 
 Tests of an adapter whose library is not installed are skipped (CI installs only ``.[dev]``);
 the catalogue, the missing-library errors and the CLI listing are tested without any library.
@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from contract.cli.main import main
-from contract.integrations import adapters
-from contract.integrations.adapters import BY_NAME, EXTRA, AdapterInfo
-from contract.transport.loading import load
-from contract.transport.targets import load_here
+from chunk_contract.cli.main import main
+from chunk_contract.integrations import adapters
+from chunk_contract.integrations.adapters import BY_NAME, EXTRA, AdapterInfo
+from chunk_contract.transport.loading import load
+from chunk_contract.transport.targets import load_here
 
 #: The Python adapters (the LangChain.js ones run out of process: tests/adapters/
 #: test_langchainjs.py).
@@ -127,7 +127,7 @@ def test_missing_library_is_a_clear_import_error(
 ) -> None:
     """The module imports without its library; instantiating the adapter says what to
     install, in one line."""
-    import contract.integrations.adapters._base as base
+    import chunk_contract.integrations.adapters._base as base
 
     monkeypatch.setattr(base, "library_installed", lambda name: False)
     module = importlib.import_module(info.target.partition(":")[0])
@@ -141,12 +141,13 @@ def test_missing_library_is_a_clear_import_error(
 def test_cli_reports_a_missing_library_as_usage_error(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import contract.integrations.adapters._base as base
+    import chunk_contract.integrations.adapters._base as base
 
     monkeypatch.setattr(base, "library_installed", lambda name: False)
-    monkeypatch.delitem(sys.modules, "contract.integrations.adapters.semchunk", raising=False)
-    code = main(["run", "contract.integrations.adapters.semchunk:Semchunk", "--max-examples", "1"])
-    monkeypatch.delitem(sys.modules, "contract.integrations.adapters.semchunk", raising=False)
+    monkeypatch.delitem(sys.modules, "chunk_contract.integrations.adapters.semchunk", raising=False)
+    code = main(["run", "chunk_contract.integrations.adapters.semchunk:Semchunk",
+                 "--max-examples", "1"])
+    monkeypatch.delitem(sys.modules, "chunk_contract.integrations.adapters.semchunk", raising=False)
     assert code == 2
     err = capsys.readouterr().err
     assert "semchunk" in err and EXTRA in err
@@ -307,7 +308,7 @@ def test_contract_run_completes(info: AdapterInfo) -> None:
     generation, checks, shrinking. Tiny budgets and a few invariants whose violations shrink
     fast; the full run is ``nox -s peers``."""
     _require(info)
-    from contract.engine.runner import RunSettings, run
+    from chunk_contract.engine.runner import RunSettings, run
 
     only = ("terminates", "no_crash", "codepoint_integrity", "cap_respected")
     settings = RunSettings(

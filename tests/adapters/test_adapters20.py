@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
-from contract.integrations import adapters
-from contract.integrations.adapters import haystack, unstructured
-from contract.integrations.adapters._base import Adapter
+from chunk_contract.integrations import adapters
+from chunk_contract.integrations.adapters import haystack, unstructured
+from chunk_contract.integrations.adapters._base import Adapter
 
 DOC = "Alpha beta. Gamma delta.\n\nEpsilon zeta eta. Theta."
+ADAPTERS = "chunk_contract.integrations.adapters"
 
 #: class path -> the library's import name.
 NEW = {
@@ -59,10 +60,11 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _class(path: str) -> type[Adapter]:
-    """The adapter class at ``module:Class`` of contract.integrations.adapters (library needed)."""
+    """The adapter class at ``module:Class`` of chunk_contract.integrations.adapters (library
+    needed)."""
     module, name = path.split(":")
     pytest.importorskip(NEW[path], reason=f"{NEW[path]} is not installed")
-    found = importlib.import_module(f"contract.integrations.adapters.{module}")
+    found = importlib.import_module(f"{ADAPTERS}.{module}")
     cls: type[Adapter] = getattr(found, name)
     return cls
 
@@ -85,8 +87,8 @@ def test_haystack_and_unstructured_modules_import_without_their_library(
     for module, library, dist in [("haystack", "haystack", "haystack-ai"),
                                   ("unstructured", "unstructured", "unstructured")]:
         monkeypatch.setitem(sys.modules, library, None)  # import raises ImportError
-        monkeypatch.delitem(sys.modules, f"contract.integrations.adapters.{module}", raising=False)
-        fresh: ModuleType = importlib.import_module(f"contract.integrations.adapters.{module}")
+        monkeypatch.delitem(sys.modules, f"{ADAPTERS}.{module}", raising=False)
+        fresh: ModuleType = importlib.import_module(f"{ADAPTERS}.{module}")
         adapter = next(v for v in vars(fresh).values()
                        if isinstance(v, type) and issubclass(v, Adapter) and v.name)
         with pytest.raises(ImportError) as caught:
@@ -104,7 +106,7 @@ def test_records_set_every_field(path: str) -> None:
     """Every new adapter is a full record (the matrix lists its choices and input kind)."""
     module, name = path.split(":")
     if module in ("haystack", "unstructured"):
-        cls = getattr(importlib.import_module(f"contract.integrations.adapters.{module}"), name)
+        cls = getattr(importlib.import_module(f"{ADAPTERS}.{module}"), name)
     else:
         cls = _class(path)
     missing = [f for f in RECORD if getattr(cls, f, None) in (None, "")]
@@ -141,7 +143,7 @@ def test_haystack_hierarchy_offsets_made_absolute_on_a_hand_made_tree() -> None:
 
 def test_llamaindex_hierarchy_offsets_made_absolute_on_a_hand_made_tree() -> None:
     pytest.importorskip("llama_index.core", reason="llama-index-core is not installed")
-    from contract.integrations.adapters import llamaindex
+    from chunk_contract.integrations.adapters import llamaindex
 
     starts: dict[str, int | None] = {"top": 26, "lost": None}
     assert llamaindex.absolute(26, None, starts) == 26  # top level: already absolute
@@ -266,12 +268,12 @@ def test_every_new_adapter_is_registered_under_its_name() -> None:
     root = Path(__file__).resolve().parents[2]
     meta = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))
     points = meta["project"]["entry-points"]["chunk_contract.plugins"]
-    registered = {v.removeprefix("contract.integrations.adapters."): k for k, v in points.items()}
+    registered = {v.removeprefix(f"{ADAPTERS}."): k for k, v in points.items()}
     for path in NEW:
         assert path in registered, f"{path} has no entry point"
         module, name = path.split(":")
         if module in ("haystack", "unstructured"):  # importable without the library
-            cls = getattr(importlib.import_module(f"contract.integrations.adapters.{module}"), name)
+            cls = getattr(importlib.import_module(f"{ADAPTERS}.{module}"), name)
             assert cls.name == registered[path]
     peers = meta["project"]["optional-dependencies"]["peers"]
     for pin in ("haystack-ai==3.4.1", "unstructured==0.27.35", "tree-sitter-python==0.25.0"):

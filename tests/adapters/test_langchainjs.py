@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.exec_probe import exec_session
-from contract.integrations.adapters import findings, langchainjs
-from contract.spec.model import Config
-from contract.transport.exec_child import ExecChild
-from contract.transport.messages import Raised, Split
-from contract.transport.targets import TargetError
+from chunk_contract.engine.exec_probe import exec_session
+from chunk_contract.integrations.adapters import findings, langchainjs
+from chunk_contract.spec.model import Config
+from chunk_contract.transport.exec_child import ExecChild
+from chunk_contract.transport.messages import Raised, Split
+from chunk_contract.transport.targets import TargetError
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_js = pytest.mark.skipif(

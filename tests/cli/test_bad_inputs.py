@@ -1,8 +1,8 @@
 """The bad-input battery of issues 14/15/18: every bad input is exit 2 and one line, found up front.
 
 Each row is an input that once gave a traceback, a hang, a silent pass or a wrong verdict, with
-the outcome promised now. Rows run ``contract.cli.main.main`` in-process unless reading the input
-could block (a FIFO): those run in a subprocess with a timeout, so a regression fails instead
+the outcome promised now. Rows run ``chunk_contract.cli.main.main`` in-process unless reading the
+input could block (a FIFO): those run in a subprocess with a timeout, so a regression fails instead
 of hanging the suite.
 """
 
@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from contract import _files
-from contract.cli.main import main
-from contract.store import database, reproducers
+from chunk_contract import _files
+from chunk_contract.cli.main import main
+from chunk_contract.store import database, reproducers
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 PLUGINS = f"{HERE / 'plugins.py'}"
-FIXED = f"{ROOT / 'reference_chunkers' / 'fixed.py'}:split"
+FIXED = f"{ROOT / 'chunk_contract_reference' / 'fixed.py'}:split"
 TINY = ["--max-examples", "1", "--no-corpus", "-q", "--skip", "scales_linearly,deterministic"]
 
 
@@ -237,7 +237,7 @@ def _replay_in_subprocess(path: Path) -> subprocess.CompletedProcess[str]:
     """``replay path`` in a child with a timeout and 1 GiB of memory: a regression fails, it
     neither hangs the suite nor reads /dev/zero into the machine's memory."""
     return subprocess.run(
-        [sys.executable, "-m", "contract", "replay", str(path), "--trust-target"],
+        [sys.executable, "-m", "chunk_contract", "replay", str(path), "--trust-target"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -462,7 +462,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_every_option_has_help() -> None:
     import argparse
 
-    from contract.cli.main import build_parser
+    from chunk_contract.cli.main import build_parser
 
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -477,7 +477,7 @@ def test_a_closed_pipe_is_quiet() -> None:
     os.close(read)  # closed before the child starts: its first write fails, every time
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "contract", "list"],
+            [sys.executable, "-m", "chunk_contract", "list"],
             stdout=write,
             stderr=subprocess.PIPE,
             text=True,
@@ -525,7 +525,7 @@ def test_a_fetched_entry_is_deleted_by_the_bytes_it_came_from() -> None:
     ],
 )
 def test_secrets_are_masked(text: str, shown: str) -> None:
-    from contract.errors import one_line, redact
+    from chunk_contract.errors import one_line, redact
 
     assert redact(text) == shown and one_line(f"bad\n{text}") == f"bad {shown}"
 
@@ -544,7 +544,7 @@ def test_a_pytest_flag_out_of_bounds_is_one_usage_line(
 ) -> None:
     (tmp_path / "test_x.py").write_text("def test_x():\n    pass\n")
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "contract.pytest.plugin", "-q", "-p",
+        [sys.executable, "-m", "pytest", "-p", "chunk_contract.pytest.plugin", "-q", "-p",
          "no:cacheprovider", "--chunk-contract", FIXED, flag, value],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
         text=True, timeout=120, check=False,

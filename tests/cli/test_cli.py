@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli.main import main
-from contract.spec.registry import EXTENSION_IDS, SPEC_IDS
+from chunk_contract.cli.main import main
+from chunk_contract.spec.registry import EXTENSION_IDS, SPEC_IDS
 
 HERE = Path(__file__).parent
 PLUGINS = f"{HERE / 'plugins.py'}"
-FIXED = "reference_chunkers/fixed.py:split"
+FIXED = "chunk_contract_reference/fixed.py:split"
 
 
 @pytest.fixture(autouse=True)
@@ -59,7 +59,7 @@ def test_syntax_error_in_plugin(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 def test_console_script_exit_code_for_bad_flag() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "contract", "run", FIXED, "--max-examples", "x"],
+        [sys.executable, "-m", "chunk_contract", "run", FIXED, "--max-examples", "x"],
         capture_output=True,
         text=True,
         check=False,

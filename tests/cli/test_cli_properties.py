@@ -2,7 +2,7 @@
 
 Generated flag values (numbers with nan/inf/huge/negative, junk strings), pyproject.toml
 tables, files (binary, empty, deeply nested, huge numbers, wrong types) and reproducer contents
-go through ``contract.cli.main.main`` in-process. Every answer must be exit 0, 1 or 2, never a
+go through ``chunk_contract.cli.main.main`` in-process. Every answer must be exit 0, 1 or 2, never a
 traceback (an exception escaping ``main`` fails the test), and an exit 2 is exactly one line.
 ``run`` stops after planning (every check of the front door happens before a run starts), so
 an accepted budget never starts a long run; a few cases run for real, or in a subprocess.
@@ -26,9 +26,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from contract.cli import check as checking
-from contract.cli import run as project
-from contract.cli.main import main
+from chunk_contract.cli import check as checking
+from chunk_contract.cli import run as project
+from chunk_contract.cli.main import main
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
@@ -278,7 +278,7 @@ def _at_most_1_gib() -> None:
 def test_console_script(argv: list[str]) -> None:
     """The same manners from the console script, in a process of its own."""
     done = subprocess.run(
-        [sys.executable, "-m", "contract", *argv],
+        [sys.executable, "-m", "chunk_contract", *argv],
         capture_output=True,
         text=True,
         timeout=BOUND_SECONDS,

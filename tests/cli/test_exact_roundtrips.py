@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from contract import exactjson
-from contract.engine.runner import Counterexample, Finished, InvariantResult, RunResult
-from contract.reporting.json_report import JsonReport
-from contract.spec.model import Config
-from contract.store import database, reproducers
+from chunk_contract import exactjson
+from chunk_contract.engine.runner import Counterexample, Finished, InvariantResult, RunResult
+from chunk_contract.reporting.json_report import JsonReport
+from chunk_contract.spec.model import Config
+from chunk_contract.store import database, reproducers
 
 SEPARATED = "x\udbff\udc00y"
 ASTRAL = "x\U0010fc00y"

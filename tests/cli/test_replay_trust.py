@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli.main import main
-from contract.spec.model import Config
-from contract.store import reproducers
+from chunk_contract.cli.main import main
+from chunk_contract.spec.model import Config
+from chunk_contract.store import reproducers
 
 CORRECT = '''
 def split(document, *, max_size, overlap=0):

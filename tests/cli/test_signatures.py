@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from contract.cli.main import main
-from contract.transport.targets import EXPECTED_CALL, TargetError, check_signature
+from chunk_contract.cli.main import main
+from chunk_contract.transport.targets import EXPECTED_CALL, TargetError, check_signature
 
 PLUGINS = '''
 import functools

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli import main as cli
-from contract.integrations.campaign import driver as campaign_driver
-from contract.integrations.fuzzing import cli as fuzz_cli
-from contract.integrations.fuzzing.options import FuzzOptions
-from contract.integrations.mutation import running
+from chunk_contract.cli import main as cli
+from chunk_contract.integrations.campaign import driver as campaign_driver
+from chunk_contract.integrations.fuzzing import cli as fuzz_cli
+from chunk_contract.integrations.fuzzing.options import FuzzOptions
+from chunk_contract.integrations.mutation import running
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDS_ONLY = f"{ROOT}/tests/cli/plugins.py:words_only"
@@ -114,9 +114,9 @@ def test_campaign_without_hypofuzz_names_the_campaign_extra(
     assert "pip install 'chunk-contract[campaign]'" in _one_error_line(capsys, "campaign")
 
 
-@pytest.mark.parametrize("module", ["contract.integrations.mutation",
-                                    "contract.integrations.campaign.driver",
-                                    "contract.integrations.fuzzing"])
+@pytest.mark.parametrize("module", ["chunk_contract.integrations.mutation",
+                                    "chunk_contract.integrations.campaign.driver",
+                                    "chunk_contract.integrations.fuzzing"])
 def test_the_module_entry_points_keep_working(module: str) -> None:
     done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
                           text=True, cwd=ROOT, timeout=120)

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from reference_chunkers.fixed import split as fixed_split
+from chunk_contract_reference.fixed import split as fixed_split
 
 HOST_SEED = "CONTAIN_HOST_SEED"
 MARK = "CONTAIN_MARK"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from contract.engine.runner import Counterexample, InvariantResult, RunResult
-from contract.reporting.json_report import report_json
-from contract.reporting.text import SHOW_CHARS, render
-from contract.spec.model import Config
-from contract.store import reproducers
+from chunk_contract.engine.runner import Counterexample, InvariantResult, RunResult
+from chunk_contract.reporting.json_report import report_json
+from chunk_contract.reporting.text import SHOW_CHARS, render
+from chunk_contract.spec.model import Config
+from chunk_contract.store import reproducers
 
 CAP = reproducers.CHUNK_TEXT_CAP
 DOCUMENT = "x" * (3 * CAP)

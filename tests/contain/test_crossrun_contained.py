@@ -10,14 +10,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from contract.cli import main as cli
-from contract.containment import reaper
-from contract.engine import crossrun, runner
-from contract.engine.runner import RunSettings, run
-from contract.engine.session import Observation
-from contract.spec.model import Config, normalise_chunks
-from contract.transport.loading import load
-from reference_chunkers.fixed import split as fixed_split
+from chunk_contract.cli import main as cli
+from chunk_contract.containment import reaper
+from chunk_contract.engine import crossrun, runner
+from chunk_contract.engine.runner import RunSettings, run
+from chunk_contract.engine.session import Observation
+from chunk_contract.spec.model import Config, normalise_chunks
+from chunk_contract.transport.loading import load
+from chunk_contract_reference.fixed import split as fixed_split
 from tests.contain.plugins import HOST_SEED
 
 HERE = Path(__file__).parent

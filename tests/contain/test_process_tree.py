@@ -76,7 +76,7 @@ class Host:
         self.report = tmp_path / "report.json"
         env = {**os.environ, MARK: self.token, "PYTHONPATH": str(ROOT), HOST_SEED: "none"}
         env.pop("PYTHONHASHSEED", None)  # so a fresh interpreter (which gets one) can tell
-        command = [sys.executable, "-m", "contract", "run", f"{PLUGINS}:{plugin}",
+        command = [sys.executable, "-m", "chunk_contract", "run", f"{PLUGINS}:{plugin}",
                    "--json", str(self.report), "--reproducers", str(tmp_path / "repro"),
                    "--no-corpus", "-q", "--timeout", "0.5", "--max-examples", "5000", *flags]
         self.process = subprocess.Popen(command, env=env, cwd=tmp_path, text=True,
@@ -186,7 +186,7 @@ def test_sigterm_during_the_fresh_interpreter_rerun_kills_it(
     hosts.append(host)
 
     def rerunning() -> bool:
-        return any("contract.engine.crossrun" in _cmdline(p) for p in _marked(host.token))
+        return any("chunk_contract.engine.crossrun" in _cmdline(p) for p in _marked(host.token))
 
     assert _wait_for(rerunning, START_WAIT), "the fresh interpreter never started"
     host.process.send_signal(signal.SIGTERM)
@@ -216,7 +216,7 @@ def test_a_pool_process_killed_from_outside_is_reported_cleanly(
 
 def test_more_jobs_than_cpus_is_a_usage_error(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "contract", "run", f"{PLUGINS}:split", "-n", "10000"],
+        [sys.executable, "-m", "chunk_contract", "run", f"{PLUGINS}:split", "-n", "10000"],
         env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp_path, capture_output=True,
         text=True, timeout=60, check=False,
     )

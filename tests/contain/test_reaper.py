@@ -10,12 +10,12 @@ import time
 
 import pytest
 
-from contract.containment import reaper
-from contract.engine import parallel
-from contract.engine.runner import InvariantResult, RunResult
-from contract.reporting.json_report import report_json
-from contract.reporting.markdown import render_markdown
-from contract.reporting.text import render
+from chunk_contract.containment import reaper
+from chunk_contract.engine import parallel
+from chunk_contract.engine.runner import InvariantResult, RunResult
+from chunk_contract.reporting.json_report import report_json
+from chunk_contract.reporting.markdown import render_markdown
+from chunk_contract.reporting.text import render
 from tests.unit.helpers import running
 
 
@@ -116,7 +116,7 @@ def test_an_interrupted_run_has_not_passed() -> None:
 
 ADOPTER = """
 import subprocess, sys
-from contract.containment import reaper
+from chunk_contract.containment import reaper
 if sys.argv[1] == "adopt":
     assert reaper.adopt_orphans()
 # a daemon: the middle process exits at once, the sleeper leads a session of its own

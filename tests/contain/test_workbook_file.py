@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli import main as cli
-from contract.containment import xlsx
+from chunk_contract.cli import main as cli
+from chunk_contract.containment import xlsx
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = f"{ROOT / 'reference_chunkers' / 'spreadsheet.py'}:split"
+REFERENCE = f"{ROOT / 'chunk_contract_reference' / 'spreadsheet.py'}:split"
 SHEET = "xl/worksheets/sheet1.xml"
 
 

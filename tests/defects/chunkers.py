@@ -1027,7 +1027,8 @@ def hash_ids(document: str, *, max_size: int, overlap: int) -> list[dict[str, An
 # =========================================================================== rare shapes
 # Bugs that show only on a document shape a random draw meets now and then: a construct at one
 # place in the document, or written with one line ending under a cap large enough to show it.
-# The covering schedule (contract.generation.strategies.schedule) meets each of them on every seed.
+# The covering schedule (chunk_contract.generation.strategies.schedule) meets each of them on every
+# seed.
 
 #: A heading line as a splitter that excludes "\r" from its lines writes it: 0-3 spaces, 1-6
 #: hashes, then a space or tab and text, or nothing.

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.runner import RunResult, RunSettings, run
+from chunk_contract.engine.runner import RunResult, RunSettings, run
 
 HERE = Path(__file__).resolve().parent
 #: defect -> the invariant it breaks (also registered in chunkers.DEFECTS).

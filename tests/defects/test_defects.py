@@ -4,8 +4,8 @@ with a shrunk counterexample, and passes every known-correct chunker cleanly.
 Three layers, cheapest first:
 
 * ``test_witness``: each defect on a hand-written minimal input, through
-  :class:`contract.engine.session.Session` (the checkers and the worker, no generation);
-* ``test_run_finds``: the whole engine (``contract.engine.runner.run``: generation, checking,
+  :class:`chunk_contract.engine.session.Session` (the checkers and the worker, no generation);
+* ``test_run_finds``: the whole engine (``chunk_contract.engine.runner.run``: generation, checking,
 shrinking)
   must find each defect on its own, with a fixed seed and 200 examples;
 * ``test_correct_*``: known-correct chunkers pass ``run`` on two seeds, and pass a fixed grid
@@ -28,11 +28,11 @@ from typing import Any
 
 import pytest
 
-from contract.engine.runner import RunResult, RunSettings, run
-from contract.engine.session import Session
-from contract.spec.model import Config
-from contract.spec.registry import SPEC_IDS, registry
-from contract.transport.loading import load
+from chunk_contract.engine.runner import RunResult, RunSettings, run
+from chunk_contract.engine.session import Session
+from chunk_contract.spec.model import Config
+from chunk_contract.spec.registry import SPEC_IDS, registry
+from chunk_contract.transport.loading import load
 
 HERE = Path(__file__).resolve().parent
 SEED = 20250101

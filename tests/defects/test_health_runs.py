@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli.main import main
-from contract.exactjson import loads
+from chunk_contract.cli.main import main
+from chunk_contract.exactjson import loads
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -52,7 +52,7 @@ def test_a_declared_approximate_count_gets_a_note(
     "target",
     [
         f"{TOKENIZERS}:char_tokens",
-        str(ROOT / "reference_chunkers" / "header.py") + ":split",
+        str(ROOT / "chunk_contract_reference" / "header.py") + ":split",
         str(HERE / "correct.py") + ":token_words",
     ],
 )

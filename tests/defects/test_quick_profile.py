@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from contract.config import profiles
-from contract.engine.runner import run
+from chunk_contract.config import profiles
+from chunk_contract.engine.runner import run
 from tests.defects.chunkers import DEFECTS
 from tests.defects.test_defects import FAST_RUNS, SEED, defect_target
 
 ROOT = Path(__file__).resolve().parents[2]
-RECURSIVE = str(ROOT / "reference_chunkers" / "recursive.py") + ":split"
+RECURSIVE = str(ROOT / "chunk_contract_reference" / "recursive.py") + ":split"
 QUICK = profiles.PROFILES["quick"]
 #: Fast defects the quick profile is checked against in the fast suite (the rest: slow).
 FAST_QUICK = {"line_end_exclusive", "hash_ids", "degenerate_crash", "tail_window_appended"}
@@ -54,7 +54,7 @@ def test_the_quick_profile_catches_the_defect(name: str) -> None:
 
 
 def test_the_cli_quick_run_fails_on_a_defect(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "contract", "run", defect_target("hash_ids"),
+    command = [sys.executable, "-m", "chunk_contract", "run", defect_target("hash_ids"),
                "--profile", "quick", "--seed", str(SEED), "-q",
                "--reproducers", str(tmp_path)]
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)

@@ -1,4 +1,4 @@
-"""Proof of red for declared config ranges, through ``python -m contract run``: a chunker that
+"""Proof of red for declared config ranges, through ``python -m chunk_contract run``: a chunker that
 declares and enforces ``max_size >= 12`` passes; the same declaration without the refusal is a
 ``config_validation`` violation; an undeclared floor is ``no_crash``; a bad declaration is a
 usage error (exit 2, one line)."""
@@ -17,7 +17,8 @@ HERE = Path(__file__).resolve().parent
 
 def _run(name: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "contract", "run", f"{HERE / 'ranged.py'}:{name}", "--seed", "7",
+        [sys.executable, "-m", "chunk_contract", "run", f"{HERE / 'ranged.py'}:{name}",
+         "--seed", "7",
          "--max-examples", "120", "--reproducers", str(tmp_path / "r")],
         capture_output=True, text=True, timeout=540, cwd=tmp_path,
     )
@@ -52,7 +53,7 @@ def test_exec_plugins_declare_ranges_in_their_handshake(
 ) -> None:
     child = HERE.parent / "outofprocess" / "ranged_child.py"
     done = subprocess.run(
-        [sys.executable, "-m", "contract", "run", f"exec:{sys.executable} {child}", "--seed",
+        [sys.executable, "-m", "chunk_contract", "run", f"exec:{sys.executable} {child}", "--seed",
          "7", "--max-examples", "60", "--skip", "scales_linearly", "--reproducers",
          str(tmp_path / "r")],
         capture_output=True, text=True, timeout=540, cwd=tmp_path,

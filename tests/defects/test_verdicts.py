@@ -1,4 +1,4 @@
-"""Verdicts through ``python -m contract run``: one cause gives one verdict, and input classes
+"""Verdicts through ``python -m chunk_contract run``: one cause gives one verdict, and input classes
 are met by construction (on every seed), in-process and from an ``exec:`` child.
 
 Each test names the defect it must catch (tests/defects/chunkers.py,
@@ -28,7 +28,7 @@ def _run(target: str, tmp_path: Path, *flags: str) -> tuple[int, dict[str, Any],
     report = tmp_path / "report.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "contract", "run", target, "--json", str(report), *flags],
+        [sys.executable, "-m", "chunk_contract", "run", target, "--json", str(report), *flags],
         capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env, check=False,
     )
     return done.returncode, json.loads(report.read_text("utf-8")), done.stdout

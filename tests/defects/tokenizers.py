@@ -1,4 +1,4 @@
-"""Token plugins for the ``count_tokens_additive`` health check (contract.engine.health).
+"""Token plugins for the ``count_tokens_additive`` health check (chunk_contract.engine.health).
 
 The defective ones keep every invariant but count tokens in a way that is not additive where
 their own chunks meet, so the contract's count of a shared overlap is not the splitter's:

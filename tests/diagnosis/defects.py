@@ -1,6 +1,6 @@
 """Defective chunkers for the diagnosis patterns that tests/defects has no defect of.
 
-Each carries one realistic bug behind a named pattern (contract.diagnosis.builtin): offsets
+Each carries one realistic bug behind a named pattern (chunk_contract.diagnosis.builtin): offsets
 counted in UTF-16 code units, UTF-8 byte offsets used as string indices, and a markdown
 splitter whose fence test takes look-alikes for fences. :data:`PATTERNS` maps each to the
 pattern that must diagnose it and the invariant it breaks.

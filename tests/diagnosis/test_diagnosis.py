@@ -1,4 +1,4 @@
-"""Diagnoses (contract.diagnosis): each pattern is named on its own defect, confirmed by an
+"""Diagnoses (chunk_contract.diagnosis): each pattern is named on its own defect, confirmed by an
 experiment, and never on a defect of another pattern or a correct chunker."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from contract.diagnosis import Diagnosis, Probe, diagnose, pattern, patterns
-from contract.engine.session import Session
-from contract.spec.model import Config, Violation
-from contract.spec.registry import registry
-from contract.transport.loading import load
+from chunk_contract.diagnosis import Diagnosis, Probe, diagnose, pattern, patterns
+from chunk_contract.engine.session import Session
+from chunk_contract.spec.model import Config, Violation
+from chunk_contract.spec.registry import registry
+from chunk_contract.transport.loading import load
 
 HERE = Path(__file__).resolve().parent
 DEFECTS_DIR = HERE.parent / "defects"
@@ -278,10 +278,10 @@ def test_reports_show_the_diagnosis(tmp_path: Path) -> None:
     The search is not under test here: the counterexample is the defect's witness, diagnosed
     by the experiment itself, so no report depends on what a shrink under load ended on.
     """
-    from contract.engine.results import Counterexample, InvariantResult, RunResult
-    from contract.reporting.json_report import report_json
-    from contract.reporting.sarif import sarif_log
-    from contract.reporting.text import render
+    from chunk_contract.engine.results import Counterexample, InvariantResult, RunResult
+    from chunk_contract.reporting.json_report import report_json
+    from chunk_contract.reporting.sarif import sarif_log
+    from chunk_contract.reporting.text import render
 
     target = defects.defect_target("overlap_on_top")
     document, config = defects.WITNESSES["overlap_on_top"][-1]
@@ -300,8 +300,8 @@ def test_reports_show_the_diagnosis(tmp_path: Path) -> None:
 
 def test_the_runner_diagnoses_every_counterexample(monkeypatch: pytest.MonkeyPatch) -> None:
     """run() asks for a diagnosis of each shrunk counterexample and stores what it gets."""
-    from contract.engine import runner
-    from contract.engine.runner import RunSettings, run
+    from chunk_contract.engine import runner
+    from chunk_contract.engine.runner import RunSettings, run
 
     asked: list[str] = []
     marker = Diagnosis("marker", "a cause", "a fix", "the evidence")
@@ -318,7 +318,7 @@ def test_the_runner_diagnoses_every_counterexample(monkeypatch: pytest.MonkeyPat
 
 
 def test_diagnosis_can_be_switched_off() -> None:
-    from contract.engine.runner import RunSettings, run
+    from chunk_contract.engine.runner import RunSettings, run
 
     settings = RunSettings(max_examples=10, seed=1, reproducers=None, only=("cap_respected",),
                            diagnose=False)
@@ -335,7 +335,7 @@ def test_a_document_of_no_scaling_family_gets_no_growth_diagnosis() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "family"), [("rescans_paragraphs", "paragraphs")])
 def test_superlinear_growth_is_measured_again_and_named(name: str, family: str) -> None:
-    from contract.engine import scaling
+    from chunk_contract.engine import scaling
 
     target = f"{HERE.parent / 'scale' / 'scaling_chunkers.py'}:{name}"
     document = scaling.FAMILIES[family](scaling.SIZES[0])
@@ -348,10 +348,10 @@ def test_superlinear_growth_is_measured_again_and_named(name: str, family: str) 
 
 @pytest.mark.slow
 def test_a_linear_chunker_gets_no_growth_diagnosis() -> None:
-    from contract.engine import scaling
+    from chunk_contract.engine import scaling
 
     document = scaling.FAMILIES["paragraphs"](scaling.SIZES[0])
-    target = str(HERE.parents[1] / "reference_chunkers" / "fixed.py") + ":split"
+    target = str(HERE.parents[1] / "chunk_contract_reference" / "fixed.py") + ":split"
     with Session(load(target), timeout=2.0, memory_mb=1024, selected=list(registry())) as s:
         probe = Probe("scales_linearly", document, scaling.CONFIG, None, [], s, timeout=2.0)
         assert diagnose(probe) is None

@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from contract.spec.model import Config
-from contract.store import reproducers
-from contract.store.regression import emit_pytest, render
+from chunk_contract.spec.model import Config
+from chunk_contract.store import reproducers
+from chunk_contract.store.regression import emit_pytest, render
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,7 +57,7 @@ def test_the_document_literal_is_exact() -> None:
     saved = reproducers.Reproducer(target="m:f", invariant="span_fidelity", document=document,
                                    config=Config(3, 1), message="m")
     namespace: dict[str, object] = {}
-    source = render(saved, source="r.json").replace("from contract import check", "")
+    source = render(saved, source="r.json").replace("from chunk_contract import check", "")
     exec(compile(source, "emitted", "exec"), namespace)  # the module's constants only
     assert namespace["DOCUMENT"] == document
     assert (namespace["MAX_SIZE"], namespace["OVERLAP"]) == (3, 1)
@@ -71,7 +71,7 @@ def test_whole_run_rules_rerun_the_contract() -> None:
 
 
 def test_replay_emit_pytest_from_the_cli(tmp_path: Path) -> None:
-    from contract.cli.main import main
+    from chunk_contract.cli.main import main
 
     chunker = tmp_path / "chunker.py"
     chunker.write_text(BUGGY)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from contract.diagnosis import Diagnosis
-from contract.engine.runner import Counterexample, InvariantResult, RunResult
-from contract.reporting.html import MAX_CELLS, render_html, write_html
-from contract.spec.model import Config
+from chunk_contract.diagnosis import Diagnosis
+from chunk_contract.engine.runner import Counterexample, InvariantResult, RunResult
+from chunk_contract.reporting.html import MAX_CELLS, render_html, write_html
+from chunk_contract.spec.model import Config
 
 
 def _result(document: object, chunks: list[dict[str, object]], *, invariant: str = "no_lost_text",

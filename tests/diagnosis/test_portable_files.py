@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli.main import main
-from contract.spec.model import Config
-from contract.store import reproducers
-from contract.store.regression import emit_pytest, render
+from chunk_contract.cli.main import main
+from chunk_contract.spec.model import Config
+from chunk_contract.store import reproducers
+from chunk_contract.store.regression import emit_pytest, render
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -54,7 +54,7 @@ def test_the_block_reader_sees_marks_and_files(tmp_path: Path) -> None:
 
 def _scratch(folder: Path) -> dict[str, str]:
     """A reader's folder: the repository's chunkers and tests at hand, the package importable."""
-    for name in ("reference_chunkers", "tests"):
+    for name in ("chunk_contract_reference", "tests"):
         (folder / name).symlink_to(ROOT / name)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "CI": "true", "NO_COLOR": "1"}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
@@ -115,9 +115,9 @@ def test_the_generated_reference_pages_are_current() -> None:
 
 
 def test_the_reference_lists_every_flag_invariant_key_and_adapter() -> None:
-    from contract.config import pyproject
-    from contract.integrations.adapters import ADAPTERS
-    from contract.spec.registry import registry
+    from chunk_contract.config import pyproject
+    from chunk_contract.integrations.adapters import ADAPTERS
+    from chunk_contract.spec.registry import registry
 
     pages = {name: (ROOT / "docs" / "reference" / name).read_text(encoding="utf-8")
              for name in gen_reference.PAGES}

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from contract import (
+from chunk_contract import (
     Case,
     MergedFile,
     Probe,
@@ -26,7 +26,7 @@ from contract import (
     register_format,
     register_kind,
 )
-from contract.reporting.formats import Output
+from chunk_contract.reporting.formats import Output
 
 RULE = "house_text_from_document"
 

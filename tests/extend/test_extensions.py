@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from contract import _extensions
-from contract.config import plugins
-from contract.config.pyproject import ConfigError
-from contract.config.pyproject import load as load_table
-from contract.errors import UsageError
-from contract.transport import kinds
+from chunk_contract import _extensions
+from chunk_contract.config import plugins
+from chunk_contract.config.pyproject import ConfigError
+from chunk_contract.config.pyproject import load as load_table
+from chunk_contract.errors import UsageError
+from chunk_contract.transport import kinds
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -51,7 +51,7 @@ def _env(*paths: Path, **extra: str) -> dict[str, str]:
 
 
 def _cli(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "contract", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "chunk_contract", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, check=False)
 
 
@@ -180,7 +180,7 @@ def _action_step() -> str:
 def test_the_action_passes_its_plugins_input(project: Path, tmp_path: Path) -> None:
     shim = tmp_path / "bin" / "chunk-contract"
     shim.parent.mkdir()
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m contract.cli.main "$@"\n')
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m chunk_contract.cli.main "$@"\n')
     shim.chmod(0o755)
     output = tmp_path / "github_output"
     env = _env(_ext(project), PATH=f"{shim.parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -245,7 +245,7 @@ _PREFIX_TEST = re.compile(r"""(startswith|removeprefix)\(\(?\s*["'](exec:|https?
 
 
 def prefix_tests(package: Path) -> list[str]:
-    """``file:line`` of every test of a target prefix outside contract.transport.kinds."""
+    """``file:line`` of every test of a target prefix outside chunk_contract.transport.kinds."""
     found = []
     for path in sorted(package.rglob("*.py")):
         where = path.relative_to(package).as_posix()
@@ -258,8 +258,8 @@ def prefix_tests(package: Path) -> list[str]:
 
 
 def test_nothing_but_the_kinds_tests_a_target_prefix() -> None:
-    found = prefix_tests(ROOT / "contract")
-    assert not found, "ask contract.transport.kinds.kind_of instead:\n" + "\n".join(found)
+    found = prefix_tests(ROOT / "chunk_contract")
+    assert not found, "ask chunk_contract.transport.kinds.kind_of instead:\n" + "\n".join(found)
 
 
 def test_the_prefix_check_catches_a_prefix_test(tmp_path: Path) -> None:
@@ -270,13 +270,13 @@ def test_the_prefix_check_catches_a_prefix_test(tmp_path: Path) -> None:
 
 def test_a_rule_that_raises_is_one_line_naming_it(tmp_path: Path) -> None:
     (tmp_path / "broken_rule.py").write_text(
-        "from contract import invariant\n\n"
+        "from chunk_contract import invariant\n\n"
         "@invariant('house_broken')\n"
         "def broken(case):\n"
         "    '''Never holds: it divides by zero.'''\n"
         "    return [1 / 0]\n"
     )
-    args = ["run", f"{ROOT}/reference_chunkers/fixed.py:split", "--plugin", "broken_rule",
+    args = ["run", f"{ROOT}/chunk_contract_reference/fixed.py:split", "--plugin", "broken_rule",
             "--only", "house_broken", *QUICK]
     done = _cli(args, tmp_path, _env(tmp_path))
     assert done.returncode == 2, done.stderr[-2000:]
@@ -304,9 +304,9 @@ def test_a_child_interpreter_is_told_the_plugins_loaded_here(
 
 
 def test_the_package_exports_the_extension_surface() -> None:
-    import contract
+    import chunk_contract
 
     for name in ("invariant", "Violation", "Case", "ReportFormat", "register_format",
                  "MergedFile", "pattern", "Probe", "TargetKind", "register_kind",
                  "command_child", "UsageError", "__version__"):
-        assert name in contract.__all__ and getattr(contract, name) is not None, name
+        assert name in chunk_contract.__all__ and getattr(chunk_contract, name) is not None, name

@@ -1,4 +1,4 @@
-"""Fuzzing (contract/integrations/fuzzing, fuzz/): total input decoding, artifact conversion,
+"""Fuzzing (chunk_contract/integrations/fuzzing, fuzz/): total input decoding, artifact conversion,
 and short fuzz runs through ``chunk-contract fuzz``.
 
 Decoding and conversion need no atheris and always run; the tests that start libFuzzer are
@@ -17,23 +17,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from contract.cli import main as cli
-from contract.integrations.fuzzing import inputs as chunk_input
-from contract.integrations.fuzzing.artifacts import convert
-from contract.integrations.fuzzing.target import ContractViolation, FuzzTarget
-from contract.spec.model import Config
-from contract.store import reproducers
-from contract.transport.loading import load
+from chunk_contract.cli import main as cli
+from chunk_contract.integrations.fuzzing import inputs as chunk_input
+from chunk_contract.integrations.fuzzing.artifacts import convert
+from chunk_contract.integrations.fuzzing.target import ContractViolation, FuzzTarget
+from chunk_contract.spec.model import Config
+from chunk_contract.store import reproducers
+from chunk_contract.transport.loading import load
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ = ROOT / "fuzz"
 #: ``chunk-contract`` of this checkout, in a child process.
-CHUNK_CONTRACT = [sys.executable, "-m", "contract"]
+CHUNK_CONTRACT = [sys.executable, "-m", "chunk_contract"]
 
 PLUGINS = ROOT / "tests" / "cli" / "plugins.py"
 WORDS_ONLY = f"{PLUGINS}:words_only"
 HANGS = f"{PLUGINS}:hangs"
-FIXED = f"{ROOT}/reference_chunkers/fixed.py:split"
+FIXED = f"{ROOT}/chunk_contract_reference/fixed.py:split"
 
 try:
     import atheris  # noqa: F401
@@ -102,7 +102,7 @@ def test_seed_corpora_decode_and_exist_for_every_fuzz_target() -> None:
 
 
 def test_seed_corpora_are_what_make_corpus_writes(capsys: pytest.CaptureFixture[str]) -> None:
-    """The seeds follow the probes of contract.generation.corpus: rerun fuzz/make_corpus.py
+    """The seeds follow the probes of chunk_contract.generation.corpus: rerun fuzz/make_corpus.py
     after changing them (a stale seed folder fuzzes from yesterday's probes)."""
     sys.path.insert(0, str(FUZZ))
     try:
@@ -167,7 +167,7 @@ def test_the_convert_command_and_usage_errors(tmp_path: Path) -> None:
     assert fuzz([WORDS_ONLY, "--convert", str(artifact), "--reproducers", repro]) == 1
     assert list((tmp_path / "repro").glob("no_lost_text-*.json"))
     assert fuzz(["no/such/file.py:split", "--convert", str(artifact)]) == 2
-    spreadsheet = f"{ROOT}/reference_chunkers/spreadsheet.py:split"
+    spreadsheet = f"{ROOT}/chunk_contract_reference/spreadsheet.py:split"
     assert fuzz([spreadsheet, "--convert", str(artifact)]) == 2  # workbook plugins: not yet
     assert fuzz([WORDS_ONLY, "--convert", str(artifact), "--only", "bogus"]) == 2
     assert fuzz([WORDS_ONLY, "--convert"]) == 2  # no artifact given
@@ -248,7 +248,7 @@ def test_a_short_fuzz_run_finds_the_words_only_bug(tmp_path: Path) -> None:
 @needs_atheris
 @pytest.mark.parametrize("target", sorted(p.name for p in FUZZ.glob("fuzz_*.py")))
 def test_each_fuzz_target_passes_its_own_seed_corpus(target: str, tmp_path: Path) -> None:
-    chunker = ROOT / "reference_chunkers" / f"{target.removeprefix('fuzz_')}"
+    chunker = ROOT / "chunk_contract_reference" / f"{target.removeprefix('fuzz_')}"
     if not chunker.is_file():
         pytest.skip(f"{chunker.name} is not written yet")
     seeds = FUZZ / "corpus" / chunker.stem
@@ -270,7 +270,7 @@ def test_each_fuzz_target_passes_its_own_seed_corpus(target: str, tmp_path: Path
 
 
 def test_libfuzzer_output_is_read_into_run_stats() -> None:
-    from contract.integrations.fuzzing.libfuzzer import RunStats, parse
+    from chunk_contract.integrations.fuzzing.libfuzzer import RunStats, parse
 
     stats = RunStats()
     for line in [

@@ -14,18 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli import main as cli
-from contract.integrations.fuzzing import inputs
-from contract.integrations.fuzzing.blind import Mutator, run_blind, write_artifact
-from contract.integrations.fuzzing.target import FuzzTarget
-from contract.spec.model import Violation
-from contract.transport.loading import load
+from chunk_contract.cli import main as cli
+from chunk_contract.integrations.fuzzing import inputs
+from chunk_contract.integrations.fuzzing.blind import Mutator, run_blind, write_artifact
+from chunk_contract.integrations.fuzzing.target import FuzzTarget
+from chunk_contract.spec.model import Violation
+from chunk_contract.transport.loading import load
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS = ROOT / "tests" / "cli" / "plugins.py"
 HANG_JS = ROOT / "tests" / "outofprocess" / "defects" / "hang.mjs"
-REFERENCE_JS = ROOT / "reference_chunkers" / "js" / "chunker.mjs"
-CHUNK_CONTRACT = [sys.executable, "-m", "contract"]
+REFERENCE_JS = ROOT / "chunk_contract_reference" / "js" / "chunker.mjs"
+CHUNK_CONTRACT = [sys.executable, "-m", "chunk_contract"]
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 SEEDS = [inputs.encode("Hello world. This is a test.\n\nMore text here.", 8, 2)]
 
@@ -57,7 +57,7 @@ def test_the_blind_engine_finds_a_defect_and_writes_one_artifact_per_invariant(
 
 
 def test_the_blind_engine_passes_a_correct_chunker(tmp_path: Path) -> None:
-    check = FuzzTarget(load(f"{ROOT}/reference_chunkers/fixed.py:split"))
+    check = FuzzTarget(load(f"{ROOT}/chunk_contract_reference/fixed.py:split"))
     stats = run_blind(check, Mutator(SEEDS, seed=0, max_len=200), seconds=float("inf"),
                       artifacts=tmp_path, runs=200)
     assert stats.execs == 200 and not stats.seen and not stats.artifacts

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from reference_chunkers.fixed import split as _fixed
+from chunk_contract_reference.fixed import split as _fixed
 
 
 def _record(document: str) -> None:

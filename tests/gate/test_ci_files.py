@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from contract.cli.main import build_parser
+from chunk_contract.cli.main import build_parser
 from tests.gate.conftest import ROOT, subprocess_env
 
 yaml = pytest.importorskip("yaml")
@@ -78,7 +78,7 @@ def test_the_action_run_step_on_the_sample_project(sample: Path, tmp_path: Path)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     shim = bin_dir / "chunk-contract"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m contract.cli.main "$@"\n')
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m chunk_contract.cli.main "$@"\n')
     shim.chmod(0o755)
     output, summary = tmp_path / "github_output", tmp_path / "step_summary"
     env = subprocess_env(

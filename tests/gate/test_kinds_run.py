@@ -1,5 +1,5 @@
-"""Input kinds end to end: ``contract.run`` on a plugin declaring ``documents`` feeds it mostly
-documents of that kind (measured on what the plugin was called with), and names the kind in
+"""Input kinds end to end: ``chunk_contract.run`` on a plugin declaring ``documents`` feeds it
+mostly documents of that kind (measured on what the plugin was called with), and names the kind in
 its reports."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.runner import RunSettings, run
+from chunk_contract.engine.runner import RunSettings, run
 
 HERE = Path(__file__).resolve().parent
 PLUGINS = HERE / "kinds_plugins.py"

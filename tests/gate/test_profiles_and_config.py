@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli.main import main
-from contract.config import profiles
-from contract.config.pyproject import ConfigError, find, load
-from contract.engine.results import stable_seed
-from contract.engine.runner import RunResult, run
-from contract.generation.corpus import CORPUS
-from contract.generation.strategies.schedule import text_schedule
-from contract.spec.model import Config
-from contract.store import reproducers
+from chunk_contract.cli.main import main
+from chunk_contract.config import profiles
+from chunk_contract.config.pyproject import ConfigError, find, load
+from chunk_contract.engine.results import stable_seed
+from chunk_contract.engine.runner import RunResult, run
+from chunk_contract.generation.corpus import CORPUS
+from chunk_contract.generation.strategies.schedule import text_schedule
+from chunk_contract.spec.model import Config
+from chunk_contract.store import reproducers
 from tests.gate.conftest import HERE, SAMPLE
 
 BUGGY = f"{SAMPLE / 'chunker.py'}:split"
@@ -65,7 +65,7 @@ def _budget(
     **flags: object,
 ) -> tuple[int, bool]:
     """(max_examples, derandomize) that ``run`` resolves for a project with ``table``."""
-    from contract.cli.run import resolve
+    from chunk_contract.cli.run import resolve
 
     target = f"{HERE / 'plugins.py'}:windows"
     config = load(write(tmp_path, f'targets = ["{target}"]\n{table}'))
@@ -91,7 +91,7 @@ def test_profile_chosen_on_the_command_line_sets_its_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``run --profile nightly`` through ``main``: the table's max-examples does not win."""
-    from contract.cli import run as project
+    from chunk_contract.cli import run as project
 
     write(tmp_path, f'targets = ["{HERE / "plugins.py"}:windows"]\nmax-examples = 150')
     monkeypatch.chdir(tmp_path)
@@ -198,8 +198,8 @@ def test_schedule_switch_in_the_table_and_on_the_command_line(tmp_path: Path) ->
     ).schedule is True  # the default
     flagged = config.settings(config.entry("b.py:f"), None, overrides={"schedule": False})
     assert flagged.schedule is False  # --no-schedule beats the table
-    from contract.cli.main import build_parser
-    from contract.cli.run import settings_overrides
+    from chunk_contract.cli.main import build_parser
+    from chunk_contract.cli.run import settings_overrides
 
     args = build_parser().parse_args(["run", "a.py:f", "--no-schedule"])
     assert settings_overrides(args)["schedule"] is False

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.gate.conftest import ROOT, run_in
 
-PLUGIN = ("-m", "pytest", "-p", "contract.pytest.plugin")
+PLUGIN = ("-m", "pytest", "-p", "chunk_contract.pytest.plugin")
 #: The bug planted in sample_project/chunker.py: words longer than the cap are dropped.
 PLANTED = {"no_lost_text"}
 
@@ -45,7 +45,7 @@ def test_one_failing_test_per_violated_invariant(sample: Path) -> None:
     assert got["unit"] == {"test_packs_short_words": "passed"}
 
     # The same project through the command line: no TARGET, so [tool.chunk-contract] decides.
-    cli = run_in(sample, "-m", "contract", "run", "-q", "--json", "verdicts.json")
+    cli = run_in(sample, "-m", "chunk_contract", "run", "-q", "--json", "verdicts.json")
     assert cli.returncode == 1, cli.stdout + cli.stderr
     report = json.loads((sample / "verdicts.json").read_text())
     verdicts = {i["id"]: i["status"] for i in report["invariants"]}
@@ -124,8 +124,9 @@ def test_plugin_is_inert_and_light_without_options(tmp_path: Path) -> None:
     done = run_in(tmp_path, *PLUGIN, "-q")
     assert done.returncode == 0 and "1 passed" in done.stdout
     probe = (
-        "import sys, contract.pytest.plugin, contract.pytest, contract.pytest.suite; "
-        "print(sorted(m for m in ('hypothesis', 'openpyxl', 'contract.engine.runner') "
+        "import sys, chunk_contract.pytest.plugin, chunk_contract.pytest; "
+        "import chunk_contract.pytest.suite; "
+        "print(sorted(m for m in ('hypothesis', 'openpyxl', 'chunk_contract.engine.runner') "
         "if m in sys.modules))"
     )
     done = run_in(tmp_path, "-c", probe)
@@ -138,8 +139,8 @@ def test_contract_tests_accepts_a_plugin_object(tmp_path: Path) -> None:
 
     import pytest
 
-    from contract.pytest import contract_tests as reexported
-    from contract.pytest.suite import contract_tests
+    from chunk_contract.pytest import contract_tests as reexported
+    from chunk_contract.pytest.suite import contract_tests
     from tests.gate import plugins
 
     assert reexported is contract_tests

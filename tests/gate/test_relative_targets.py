@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.pytest import suite
+from chunk_contract.pytest import suite
 from tests.gate.conftest import run_in
 
 CHUNKER = '''
@@ -19,7 +19,7 @@ def split(document, *, max_size, overlap=0):
             if document[i:i + max_size].strip()]
 '''
 TEST = '''
-from contract.pytest.suite import contract_tests
+from chunk_contract.pytest.suite import contract_tests
 
 test_beside = contract_tests("beside.py:split", max_examples=5, seed=1,
                              only=["cap_respected"], reproducers="repro")
@@ -34,7 +34,7 @@ def test_a_file_beside_the_test_module_is_found_from_any_folder(tmp_path: Path) 
     (project / "tests" / "deep" / "test_it.py").write_text(TEST)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    done = run_in(elsewhere, "-m", "pytest", "-q", "-p", "contract.pytest.plugin",
+    done = run_in(elsewhere, "-m", "pytest", "-q", "-p", "chunk_contract.pytest.plugin",
                   "-p", "no:cacheprovider", str(project / "tests" / "deep" / "test_it.py"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout

@@ -14,19 +14,19 @@ from typing import Any
 
 import pytest
 
-from contract import SPEC_VERSION
-from contract.cli.main import main
-from contract.config import profiles
-from contract.engine import runner
-from contract.engine.events import Finished, Progress, RunPhase, Shrinking, Started
-from contract.engine.results import RunResult
-from contract.engine.runner import run
-from contract.reporting import formats
-from contract.reporting import sarif as sarif_mod
-from contract.reporting.junit import junit_tree
-from contract.reporting.markdown import render_markdown, write_markdown
-from contract.reporting.sarif import sarif_log, write_sarif
-from contract.spec.registry import registry
+from chunk_contract import SPEC_VERSION
+from chunk_contract.cli.main import main
+from chunk_contract.config import profiles
+from chunk_contract.engine import runner
+from chunk_contract.engine.events import Finished, Progress, RunPhase, Shrinking, Started
+from chunk_contract.engine.results import RunResult
+from chunk_contract.engine.runner import run
+from chunk_contract.reporting import formats
+from chunk_contract.reporting import sarif as sarif_mod
+from chunk_contract.reporting.junit import junit_tree
+from chunk_contract.reporting.markdown import render_markdown, write_markdown
+from chunk_contract.reporting.sarif import sarif_log, write_sarif
+from chunk_contract.spec.registry import registry
 from tests.gate import ghas_rules
 from tests.gate.conftest import HERE, ROOT, SAMPLE, run_in
 
@@ -419,7 +419,7 @@ def test_the_pytest_plugin_writes_every_format(sample: Path) -> None:
         (sample / "pyproject.toml").read_text()
         .replace('addopts = "--chunk-contract-declared ', 'addopts = "')
     )
-    plugin = ("-m", "pytest", "-p", "contract.pytest.plugin", "-m", "chunk_contract")
+    plugin = ("-m", "pytest", "-p", "chunk_contract.pytest.plugin", "-m", "chunk_contract")
     given = _flags(sample, "pytest", prefix="--chunk-contract-")
     targets = [arg for target in QUICK for arg in ("--chunk-contract", target)]
     done = run_in(sample, *plugin, *targets, "--chunk-contract-max-examples", "10",
@@ -429,7 +429,7 @@ def test_the_pytest_plugin_writes_every_format(sample: Path) -> None:
 
 
 def test_the_pytest_plugin_refuses_an_unusable_report_path(sample: Path) -> None:
-    done = run_in(sample, "-m", "pytest", "-p", "contract.pytest.plugin",
+    done = run_in(sample, "-m", "pytest", "-p", "chunk_contract.pytest.plugin",
                   "--chunk-contract-junit", str(sample))
     assert done.returncode == 4 and "--chunk-contract-junit" in done.stderr, done.stderr
     assert "is a directory" in done.stderr

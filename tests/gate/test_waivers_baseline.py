@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from contract.cli.main import main
-from contract.engine import findings
-from contract.engine.results import Counterexample, RunSettings
-from contract.engine.runner import run
-from contract.errors import UsageError
-from contract.spec.model import Config, Violation
+from chunk_contract.cli.main import main
+from chunk_contract.engine import findings
+from chunk_contract.engine.results import Counterexample, RunSettings
+from chunk_contract.engine.runner import run
+from chunk_contract.errors import UsageError
+from chunk_contract.spec.model import Config, Violation
 from tests.gate import ghas_rules
 from tests.gate.conftest import HERE, run_in
 from tests.gate.test_reports import MULTITOOL, _multitool, _validate
@@ -297,7 +297,7 @@ def test_the_official_multitool_accepts_a_baseline_sarif(tmp_path: Path) -> None
 
 # ----------------------------------------------------------------------------- the pytest plugin
 
-PYTEST = ("-m", "pytest", "-p", "contract.pytest.plugin", "-p", "no:cacheprovider", "-rfsx",
+PYTEST = ("-m", "pytest", "-p", "chunk_contract.pytest.plugin", "-p", "no:cacheprovider", "-rfsx",
           "--chunk-contract-max-examples", "30", "--chunk-contract-seed", "1",
           "--chunk-contract-profile", "quick")
 
@@ -324,8 +324,8 @@ def test_the_pytest_plugin_takes_waivers_and_a_baseline(tmp_path: Path) -> None:
 
 
 def test_the_span_fidelity_note_only_when_it_is_waived_or_deselected() -> None:
-    from contract.engine.results import InvariantResult
-    from contract.engine.runner import waiver_findings
+    from chunk_contract.engine.results import InvariantResult
+    from chunk_contract.engine.runner import waiver_findings
 
     def notes(span: str, *, only: tuple[str, ...] = ()) -> list[str]:
         results = [InvariantResult("span_fidelity", span, 5, reason="r"),

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from reference_chunkers.fixed import cuts
-from reference_chunkers.spans import check_config
+from chunk_contract_reference.fixed import cuts
+from chunk_contract_reference.spans import check_config
 
 MiB = 2**20
 
@@ -274,7 +274,7 @@ def pickles_into_the_pool(document: str, *, max_size: int, overlap: int) -> list
         import stat
         import struct
 
-        from contract.containment import worker
+        from chunk_contract.containment import worker
 
         frame = pickle.dumps(ExitZero())
         data = struct.pack("!i", len(frame)) + frame

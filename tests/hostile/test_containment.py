@@ -55,7 +55,7 @@ def test_a_plugin_cannot_write_pickles_into_the_pool(tmp_path: Path) -> None:
 
 
 def test_a_worker_holds_only_its_pipes_and_capture_file() -> None:
-    from contract.containment.worker import Worker
+    from chunk_contract.containment.worker import Worker
 
     keep = os.open(os.devnull, os.O_RDONLY)  # a descriptor of the host's, not inheritable
     os.set_inheritable(keep, True)

@@ -35,7 +35,7 @@ RUN_LIMIT = 120
 PEAK_WRAPPER = textwrap.dedent(
     """
     import resource, sys
-    from contract.cli.main import main
+    from chunk_contract.cli.main import main
     code = main(sys.argv[1:])
     try:
         with open("/proc/self/status") as status:
@@ -226,8 +226,8 @@ def test_nothing_the_plugin_starts_outlives_the_run(
 
 @pytest.mark.skipif(not shield_works(), reason=NO_SHIELD)
 def test_a_plugin_cannot_stop_or_trace_the_host(tmp_path: Path) -> None:
-    """SIGSTOP to the host and PTRACE_ATTACH to it are refused (contract.containment.sandbox): the
-    run ends with its verdict. Before, the host stopped and the run never ended."""
+    """SIGSTOP to the host and PTRACE_ATTACH to it are refused (chunk_contract.containment.sandbox):
+    the run ends with its verdict. Before, the host stopped and the run never ended."""
     result = run(tmp_path, target("stops_the_host"))
     assert_verdict(result)
     assert result.code == 0, result.out
@@ -317,8 +317,8 @@ def test_a_thread_started_at_import_does_not_keep_the_hostrunning(tmp_path: Path
 
 
 def test_an_api_object_has_its_declarations_read_in_the_worker() -> None:
-    from contract.transport.loading import load
-    from contract.transport.targets import TargetError
+    from chunk_contract.transport.loading import load
+    from chunk_contract.transport.targets import TargetError
     from tests.hostile import loading
 
     os.environ.update(LOAD_LIMIT)
@@ -339,7 +339,7 @@ def test_an_api_object_has_its_declarations_read_in_the_worker() -> None:
 
 
 def _pytest(tmp_path: Path, where: str) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "pytest", "-p", "contract.pytest.plugin", "-q",
+    argv = [sys.executable, "-m", "pytest", "-p", "chunk_contract.pytest.plugin", "-q",
             "-p", "no:cacheprovider", "--chunk-contract", where,
             "--chunk-contract-max-examples", "4", "--chunk-contract-skip", "scales_linearly"]
     environ = {**os.environ, "PYTHONPATH": str(ROOT), **LOAD_LIMIT}

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from contract.transport.http_target import HttpTarget, HttpTargetError
+from chunk_contract.transport.http_target import HttpTarget, HttpTargetError
 
 #: Seconds an attack goes on at most (the host must give up long before).
 STOP_AFTER = 30.0
@@ -206,7 +206,7 @@ def test_a_good_reply_still_passes(service: Callable[..., str]) -> None:
 def test_the_command_line_says_a_bad_handshake_in_one_line(
     service: Callable[..., str], name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from contract.cli.main import main
+    from chunk_contract.cli.main import main
 
     url = service(MALFORMED[name], hello=MALFORMED[name])
     assert main(["run", url, "--max-examples", "1", "--timeout", "1", "-q"]) == 2
@@ -218,7 +218,7 @@ def test_the_command_line_says_a_bad_handshake_in_one_line(
 def test_a_progress_label_is_escaped() -> None:
     import io
 
-    from contract.reporting.progress import ProgressBar
+    from chunk_contract.reporting.progress import ProgressBar
 
     stream = io.StringIO()
     with ProgressBar(label="checking \x1b]52;c;eA==\x07x", total=2, stream=stream,

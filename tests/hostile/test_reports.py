@@ -23,16 +23,16 @@ from typing import Any
 
 import pytest
 
-from contract import _files
-from contract.cli.main import main
-from contract.errors import one_line, printable, redact
-from contract.reporting import sarif
+from chunk_contract import _files
+from chunk_contract.cli.main import main
+from chunk_contract.errors import one_line, printable, redact
+from chunk_contract.reporting import sarif
 from tests.unit.helpers import running
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 PLUGINS = HERE / "report_plugins.py"
-FIXED = f"{ROOT / 'reference_chunkers' / 'fixed.py'}:split"
+FIXED = f"{ROOT / 'chunk_contract_reference' / 'fixed.py'}:split"
 SMALL = ["--max-examples", "4", "--timeout", "2", "--seed", "1", "--no-corpus",
          "--skip", "scales_linearly,deterministic"]
 #: Seconds any one command line may take before the test fails (they take a few seconds).
@@ -43,7 +43,7 @@ RAW = ("\x1b", "\x07", "\x9b", "\r", "\u202e")
 
 def _command(tmp_path: Path, name: str, *args: str, env: dict[str, str] | None = None
              ) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "contract", "run", f"{PLUGINS}:{name}", *SMALL, *args]
+    argv = [sys.executable, "-m", "chunk_contract", "run", f"{PLUGINS}:{name}", *SMALL, *args]
     environ = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.run(argv, cwd=tmp_path, env=environ, capture_output=True, text=True,
                           timeout=RUN_LIMIT, check=False, errors="surrogateescape")
@@ -314,7 +314,7 @@ def test_sarif_uses_a_location_inside_the_project(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("field", ["chunk_contract", "unit", "promises", "kind"])
 def test_a_handshake_value_of_a_million_letters_is_a_short_error_fast(field: str) -> None:
-    from contract.transport import wire
+    from chunk_contract.transport import wire
 
     line = json.dumps({"chunk_contract": 1, field: "\x1b" + "a" * 10**6}).encode()
     started = time.monotonic()

@@ -1,7 +1,7 @@
 """The contract as the test suite of mutmut: ``nox -s mutation`` (not part of ``pytest``).
 
 One test per reference chunker: it runs the contract with a small seeded budget and fails when
-an invariant breaks, which is how mutmut counts a mutant of reference_chunkers/ as killed.
+an invariant breaks, which is how mutmut counts a mutant of chunk_contract_reference/ as killed.
 Collected only under mutmut (see conftest.py).
 """
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from contract.integrations.mutation.config import REFERENCE_TARGETS
-from contract.integrations.mutation.suite import check
+from chunk_contract.integrations.mutation.config import REFERENCE_TARGETS
+from chunk_contract.integrations.mutation.suite import check
 
 
 def existing_reference_targets(root: Path | str = ".") -> list[str]:
@@ -25,7 +25,7 @@ def existing_reference_targets(root: Path | str = ".") -> list[str]:
 
 @pytest.mark.parametrize(
     "target", existing_reference_targets(),
-    ids=lambda t: t.removeprefix("reference_chunkers.").replace(":", "."),
+    ids=lambda t: t.removeprefix("chunk_contract_reference.").replace(":", "."),
 )
 def test_contract_holds(target: str) -> None:
     check(target)

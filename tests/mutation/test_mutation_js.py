@@ -1,4 +1,4 @@
-"""StrykerJS mutation reports for JavaScript chunkers (contract.integrations.mutation.js): the
+"""StrykerJS mutation reports for JavaScript chunkers (chunk_contract.integrations.mutation.js): the
 conversion of Stryker's report into the project's reports, and (slow) a real Stryker run on the JS
 reference chunker, skipped with a reason when node or the npm packages are missing."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.integrations.mutation import js, reports
+from chunk_contract.integrations.mutation import js, reports
 
 SOURCE = """const LIMIT = 3;
 

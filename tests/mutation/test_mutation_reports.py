@@ -1,4 +1,4 @@
-"""Fast tests of contract.integrations.mutation: reading mutmut's results, triage, the three
+"""Fast tests of chunk_contract.integrations.mutation: reading mutmut's results, triage, the three
 reports, and the kill-test plumbing. No mutmut run here (``nox -s mutation`` does that); a small
 fake ``mutants/`` folder in mutmut 3.8's layout stands in for one."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.integrations.mutation import config, reports, results, running, suite, triage
+from chunk_contract.integrations.mutation import config, reports, results, running, suite, triage
 
 HERE = Path(__file__).parent
 SCHEMA = HERE / "mutation-testing-report-schema.json"
@@ -295,9 +295,9 @@ def test_write_puts_three_files(tmp_path: Path, project: Path) -> None:
 
 def test_mutmut_table_is_valid_toml() -> None:
     table = tomllib.loads(config.REFERENCE_MUTMUT.toml())["tool"]["mutmut"]
-    assert table["source_paths"] == ["reference_chunkers/"]
+    assert table["source_paths"] == ["chunk_contract_reference/"]
     assert table["pytest_add_cli_args_test_selection"] == [config.KILL_TESTS]
-    assert "contract/" in table["also_copy"] and table["timeout_multiplier"] == 3.0
+    assert "chunk_contract/" in table["also_copy"] and table["timeout_multiplier"] == 3.0
 
 
 def test_kill_tests_are_collected_only_under_mutmut(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -307,7 +307,7 @@ def test_kill_tests_are_collected_only_under_mutmut(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv(config.MUTANT_ENV, "stats")
     assert suite.collect_ignore(str(HERE / "conftest.py")) == []
     assert config.mutant_phase() == "stats"
-    monkeypatch.setenv(config.MUTANT_ENV, "reference_chunkers.fixed.x_cuts__mutmut_3")
+    monkeypatch.setenv(config.MUTANT_ENV, "chunk_contract_reference.fixed.x_cuts__mutmut_3")
     assert config.mutant_phase() == "mutant"
 
 
@@ -322,7 +322,7 @@ def test_budget_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_listener_stops_only_on_a_new_violation() -> None:
-    from contract.engine.runner import Progress, Shrinking
+    from chunk_contract.engine.runner import Progress, Shrinking
 
     listen = suite._stop_on_new_violation(frozenset({"no_lost_text"}))
     listen(Progress(3, 60, ("no_lost_text",)))
@@ -339,7 +339,7 @@ def test_kill_test_catches_a_defect_and_passes_a_correct_chunker(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(config.MUTANT_ENV, raising=False)
     small = config.Budget(max_examples=12, max_length=80)
-    suite.kill_test("reference_chunkers.fixed:split", budget=small)()
+    suite.kill_test("chunk_contract_reference.fixed:split", budget=small)()
     with pytest.raises(suite.MutantDetected, match="no_lost_text"):
         suite.check("tests.mutation.defective:drops_tail", budget=small)
     # an expected violation does not kill; the chunker keeps everything else
@@ -389,7 +389,7 @@ def test_triaged_survivors_are_not_rerun(tmp_path: Path, project: Path,
     monkeypatch.setenv(config.MUTANT_ENV, "toy.chunker.x_windows__mutmut_2")
     monkeypatch.setattr(suite, "_TRIAGED", None)
     monkeypatch.setattr(suite, "_require_mutated_copy", lambda target: None)
-    suite.check("reference_chunkers.fixed:split")  # returns at once: no contract run
+    suite.check("chunk_contract_reference.fixed:split")  # returns at once: no contract run
     note = json.loads((Path(config.KILLS_DIR) / "toy.chunker.x_windows__mutmut_2.json")
                       .read_text())
     assert note["skipped"] == "triaged"
@@ -401,15 +401,15 @@ def test_triaged_survivors_are_not_rerun(tmp_path: Path, project: Path,
 
 def test_the_mutated_copy_is_required_under_mutmut(monkeypatch: pytest.MonkeyPatch,
                                                    tmp_path: Path) -> None:
-    import reference_chunkers.fixed  # noqa: F401 - imported from the repository
+    import chunk_contract_reference.fixed  # noqa: F401 - imported from the repository
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(RuntimeError, match="not from mutmut's copy"):
-        suite._require_mutated_copy("reference_chunkers.fixed:split")
+        suite._require_mutated_copy("chunk_contract_reference.fixed:split")
 
 
 def test_explain_helpers() -> None:
-    from contract.integrations.mutation import explain
+    from chunk_contract.integrations.mutation import explain
 
     stats = {"tests_by_mangled_function_name": {"m.x_f": ["t::a", "t::b", "t::gone"]}}
     assert explain.targets_of("m.x_f__mutmut_3", stats, {"t::a": "m:f", "t::b": "m:g"}) == [

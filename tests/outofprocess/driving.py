@@ -7,10 +7,10 @@ import re
 
 from hypothesis import HealthCheck, given, settings
 
-from contract.engine.exec_probe import exec_session
-from contract.engine.session import Session
-from contract.generation import strategies
-from contract.spec.model import Config
+from chunk_contract.engine.exec_probe import exec_session
+from chunk_contract.engine.session import Session
+from chunk_contract.generation import strategies
+from chunk_contract.spec.model import Config
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -11,12 +11,17 @@ from typing import Any
 
 import pytest
 
-from contract.containment import procs, reaper
-from contract.spec.invariants.unicode import codepoint_integrity
-from contract.spec.model import Case, Config, Document, chunks_from_records, normalise_chunks
-from contract.transport.exec_child import STDERR_BYTES, ExecChild, ExecTargetError, exec_command
-from contract.transport.targets import TargetError
-from contract.transport.wire import Handshake
+from chunk_contract.containment import procs, reaper
+from chunk_contract.spec.invariants.unicode import codepoint_integrity
+from chunk_contract.spec.model import Case, Config, Document, chunks_from_records, normalise_chunks
+from chunk_contract.transport.exec_child import (
+    STDERR_BYTES,
+    ExecChild,
+    ExecTargetError,
+    exec_command,
+)
+from chunk_contract.transport.targets import TargetError
+from chunk_contract.transport.wire import Handshake
 
 CHILDREN = Path(__file__).with_name("children.py")
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.results import Counterexample
-from contract.engine.runner import RunSettings, run
-from contract.reporting import sarif as sarif_mod
-from contract.spec.model import Config, Declarations
-from contract.store import database, reproducers
-from contract.transport.targets import Plugin
+from chunk_contract.engine.results import Counterexample
+from chunk_contract.engine.runner import RunSettings, run
+from chunk_contract.reporting import sarif as sarif_mod
+from chunk_contract.spec.model import Config, Declarations
+from chunk_contract.store import database, reproducers
+from chunk_contract.transport.targets import Plugin
 from tests.gate import ghas_rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ TRICKY = "\ufeffa\r\nb\rc\u2028\U0001f600\x00 x\n\n# h\t\u0085end "
 
 def cli(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """``chunk-contract ARGS`` in ``folder``."""
-    return subprocess.run([sys.executable, "-m", "contract", *args], cwd=folder,
+    return subprocess.run([sys.executable, "-m", "chunk_contract", *args], cwd=folder,
                           env={**os.environ, "PYTHONPATH": str(ROOT), **env},
                           capture_output=True, text=True, timeout=300, check=False)
 

@@ -1,5 +1,5 @@
-"""contract.engine.exec_probe: the contract on an exec: command, as the StrykerJS test command uses
-it (exit 0 clean, 1 on a violation, 2 when the command is no chunker)."""
+"""chunk_contract.engine.exec_probe: the contract on an exec: command, as the StrykerJS test command
+uses it (exit 0 clean, 1 on a violation, 2 when the command is no chunker)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.exec_probe import main
+from chunk_contract.engine.exec_probe import main
 
 ROOT = Path(__file__).resolve().parents[2]
-CHUNKER = ROOT / "reference_chunkers" / "js" / "chunker.mjs"
+CHUNKER = ROOT / "chunk_contract_reference" / "js" / "chunker.mjs"
 DEFECTS = Path(__file__).with_name("defects")
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 

@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
-CHUNKER = ROOT / "reference_chunkers" / "js" / "chunker.mjs"
+CHUNKER = ROOT / "chunk_contract_reference" / "js" / "chunker.mjs"
 HANG = Path(__file__).with_name("defects") / "hang.mjs"
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(NODE is None, reason="node is not installed: no JS to run")]
@@ -24,7 +24,7 @@ FAST = ("--max-examples", "20", "--seed", "1", "--skip", "scales_linearly")
 
 def cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "contract", *args], cwd=folder, env=env,
+    return subprocess.run([sys.executable, "-m", "chunk_contract", *args], cwd=folder, env=env,
                           capture_output=True, text=True, timeout=300, check=False)
 
 

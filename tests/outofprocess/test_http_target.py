@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from contract.transport.http_target import HttpTarget, HttpTargetError
-from contract.transport.targets import TargetError
-from contract.transport.wire import Handshake
+from chunk_contract.transport.http_target import HttpTarget, HttpTargetError
+from chunk_contract.transport.targets import TargetError
+from chunk_contract.transport.wire import Handshake
 
 Reply = Callable[[dict[str, Any]], Any]
 

@@ -11,7 +11,7 @@ import pytest
 from tests.outofprocess.driving import exec_session, violations
 
 ROOT = Path(__file__).resolve().parents[2]
-CHUNKER = ROOT / "reference_chunkers" / "js" / "chunker.mjs"
+CHUNKER = ROOT / "chunk_contract_reference" / "js" / "chunker.mjs"
 HANG = Path(__file__).with_name("defects") / "hang.mjs"
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: no JS to run")
@@ -30,7 +30,7 @@ def test_the_js_reference_chunker_on_astral_text_and_python_whitespace() -> None
     document = "\ufeffab\U0001f600\U0001f600 cd\x1c\x1d\n\n\U0001d11e" * 3 + "\u3000x\u0085"
     with exec_session(f"exec:{NODE} {CHUNKER}") as session:
         for max_size, overlap in ((1, 0), (2, 1), (3, 2), (5, 0), (7, 3)):
-            from contract.spec.model import Config
+            from chunk_contract.spec.model import Config
 
             seen = session.observe(document, Config(max_size, overlap))
             assert seen.violations == [], seen.violations
@@ -39,8 +39,8 @@ def test_the_js_reference_chunker_on_astral_text_and_python_whitespace() -> None
 
 @needs_node
 def test_the_js_reference_chunker_refuses_degenerate_configs() -> None:
-    from contract.spec.model import Config
-    from contract.transport.messages import Raised, Split
+    from chunk_contract.spec.model import Config
+    from chunk_contract.transport.messages import Raised, Split
 
     with exec_session(f"exec:{NODE} {CHUNKER}") as session:
         for config in (Config(0, 0), Config(3, 3), Config(3, -1), Config(1, 999)):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.spec.model import Config
+from chunk_contract.spec.model import Config
 from tests.outofprocess.driving import exec_session, violations
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,7 @@ def build(source: Path, folder: Path) -> Path:
 def binaries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("rust")
     return {
-        "reference": build(ROOT / "reference_chunkers" / "rust" / "chunker.rs", folder),
+        "reference": build(ROOT / "chunk_contract_reference" / "rust" / "chunker.rs", folder),
         "defect": build(Path(__file__).with_name("defects") / "overlap_on_top.rs", folder),
     }
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine import scaling
-from contract.transport.exec_child import ExecChild
-from contract.transport.outofprocess import OutOfProcessTransport
+from chunk_contract.engine import scaling
+from chunk_contract.transport.exec_child import ExecChild
+from chunk_contract.transport.outofprocess import OutOfProcessTransport
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -30,12 +30,13 @@ def test_a_quadratic_js_chunker_is_superlinear() -> None:
 
 
 def test_the_js_reference_chunker_is_linear() -> None:
-    found = timing(ROOT / "reference_chunkers" / "js" / "chunker.mjs")
+    found = timing(ROOT / "chunk_contract_reference" / "js" / "chunker.mjs")
     assert found is not None and not found.superlinear, found
 
 
 def test_a_family_request_is_built_in_the_host_and_timed() -> None:
-    with ExecChild(f"exec:{NODE} {ROOT / 'reference_chunkers' / 'js' / 'chunker.mjs'}") as child:
+    chunker = ROOT / "chunk_contract_reference" / "js" / "chunker.mjs"
+    with ExecChild(f"exec:{NODE} {chunker}") as child:
         child.start()
         outcome = child.call(("timed-family", "newlines only", 1000, 200, 20))
     assert outcome.ok and outcome.value[0] == "timed", outcome

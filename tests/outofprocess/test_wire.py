@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contract.transport import wire
-from contract.transport.wire import HandshakeError, ProtocolError
+from chunk_contract.transport import wire
+from chunk_contract.transport.wire import HandshakeError, ProtocolError
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""Make the repository root importable (``reference_chunkers``, ``contract``) for these tests."""
+"""Make the repository root importable (``chunk_contract_reference``, ``contract``) for these
+tests."""
 
 from __future__ import annotations
 

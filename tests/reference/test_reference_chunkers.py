@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import regex
 
-from contract.engine.runner import RunSettings, run
-from reference_chunkers import fixed, grapheme, header, markdown, recursive
+from chunk_contract.engine.runner import RunSettings, run
+from chunk_contract_reference import fixed, grapheme, header, markdown, recursive
 
 ROOT = Path(__file__).resolve().parents[2]
 Split = Callable[..., list[dict[str, Any]]]
@@ -30,7 +30,7 @@ TARGETS = {
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_keeps_the_contract(target: str, tmp_path: Path) -> None:
     result = run(
-        f"{ROOT}/reference_chunkers/{target}",
+        f"{ROOT}/chunk_contract_reference/{target}",
         RunSettings(max_examples=60, seed=20240601, reproducers=tmp_path),
     )
     found = {
@@ -352,7 +352,7 @@ def test_grapheme_keeps_a_cluster_that_starts_with_a_space() -> None:
 
 def test_markdown_heading_with_long_tab_run_keeps_its_title() -> None:
     """Fuzzing found a backtracking closing-# regex on such headings (quadratic time)."""
-    from reference_chunkers.markdown import split as markdown_split
+    from chunk_contract_reference.markdown import split as markdown_split
 
     document = "# a" + "\t" * 20_000 + "b ##\nbody\n"
     chunks = markdown_split(document, max_size=50, overlap=0)

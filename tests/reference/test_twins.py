@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.runner import RunSettings, run
+from chunk_contract.engine.runner import RunSettings, run
 
 TWINS = Path(__file__).resolve().parent / "twins.py"
 

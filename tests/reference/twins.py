@@ -15,8 +15,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from reference_chunkers import header, markdown, recursive
-from reference_chunkers.spans import check_config, finalise
+from chunk_contract_reference import header, markdown, recursive
+from chunk_contract_reference.spans import check_config, finalise
 
 Chunks = list[dict[str, Any]]
 

@@ -9,7 +9,7 @@ from quadratic_windows import windows  # beside this file: its folder is on sys.
 
 def _shrink_families() -> None:
     try:
-        from contract.generation import families
+        from chunk_contract.generation import families
     except ImportError:  # not in a contract worker: nothing to fake
         return
     for name, build in list(families.FAMILIES.items()):

@@ -1,5 +1,5 @@
-"""Property tests for long campaigns (contract.integrations.campaign.hypofuzz) and the HypoFuzz
-driver."""
+"""Property tests for long campaigns (chunk_contract.integrations.campaign.hypofuzz) and the
+HypoFuzz driver."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 from hypothesis import Phase, settings
 from hypothesis.internal.reflection import function_digest
 
-from contract.integrations.campaign import driver as campaign_driver
-from contract.integrations.campaign import hypofuzz as campaign
+from chunk_contract.integrations.campaign import driver as campaign_driver
+from chunk_contract.integrations.campaign import hypofuzz as campaign
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXED = str(ROOT / "reference_chunkers" / "fixed.py") + ":split"
+FIXED = str(ROOT / "chunk_contract_reference" / "fixed.py") + ":split"
 BLANK = str(ROOT / "tests" / "defects" / "chunkers.py") + ":keeps_blank_paragraphs"
 
 
@@ -75,7 +75,7 @@ def test_the_shared_database_replays_a_failure_in_a_later_run(tmp_path: Path) ->
 
 
 def test_findings_also_go_to_the_shared_contract_database(tmp_path: Path) -> None:
-    from contract.store.database import open_database
+    from chunk_contract.store.database import open_database
 
     campaign.use_database(str(tmp_path / "db"))
     with pytest.raises(AssertionError):

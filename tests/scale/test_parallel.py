@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.parallel import jobs_from, run_parallel
-from contract.engine.runner import Event, Progress, RunSettings, Started, run
+from chunk_contract.engine.parallel import jobs_from, run_parallel
+from chunk_contract.engine.runner import Event, Progress, RunSettings, Started, run
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFECTS = ROOT / "tests" / "defects" / "chunkers.py"
@@ -27,7 +27,7 @@ def _verdicts(target: str, jobs: int, **changes: object) -> dict[str, str]:
 @pytest.mark.parametrize(
     "target",
     [
-        str(ROOT / "reference_chunkers" / "recursive.py") + ":split",
+        str(ROOT / "chunk_contract_reference" / "recursive.py") + ":split",
         f"{DEFECTS}:lines_on_stripped_copy",
         f"{DEFECTS}:overlap_on_top",
         f"{DEFECTS}:keeps_blank_paragraphs",

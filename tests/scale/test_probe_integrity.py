@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from contract.containment.worker import Outcome
-from contract.engine import scaling
-from contract.engine.runner import RunSettings, run
-from contract.engine.session import Session
-from contract.spec.model import Violation
-from contract.spec.registry import registry
-from contract.transport.base import ForkTransport
-from contract.transport.loading import load
-from contract.transport.messages import Chunks, Timed, TimedFamily, Unchecked
+from chunk_contract.containment.worker import Outcome
+from chunk_contract.engine import scaling
+from chunk_contract.engine.runner import RunSettings, run
+from chunk_contract.engine.session import Session
+from chunk_contract.spec.model import Violation
+from chunk_contract.spec.registry import registry
+from chunk_contract.transport.base import ForkTransport
+from chunk_contract.transport.loading import load
+from chunk_contract.transport.messages import Chunks, Timed, TimedFamily, Unchecked
 from tests.scale.test_scaling import _measured, _Modelled
 
 HERE = Path(__file__).resolve().parent

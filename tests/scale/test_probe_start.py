@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from contract.containment.worker import Outcome
-from contract.engine import scaling
-from contract.spec.model import Config, Violation
-from contract.transport.messages import Chunks, Timed, TimedFamily
+from chunk_contract.containment.worker import Outcome
+from chunk_contract.engine import scaling
+from chunk_contract.spec.model import Config, Violation
+from chunk_contract.transport.messages import Chunks, Timed, TimedFamily
 
 LINEAR = 1e-7  # CPU seconds a character: 2.5 ms at 25,000 characters
 

@@ -16,16 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from contract.containment.worker import Outcome
-from contract.engine import scaling
-from contract.engine.runner import RunSettings, run
-from contract.transport.loading import load
-from contract.transport.messages import Chunks, Timed, TimedFamily
+from chunk_contract.containment.worker import Outcome
+from chunk_contract.engine import scaling
+from chunk_contract.engine.runner import RunSettings, run
+from chunk_contract.transport.loading import load
+from chunk_contract.transport.messages import Chunks, Timed, TimedFamily
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 LINEAR = [
-    str(ROOT / "reference_chunkers" / f"{name}.py") + ":split"
+    str(ROOT / "chunk_contract_reference" / f"{name}.py") + ":split"
     for name in ("fixed", "recursive", "markdown", "header", "grapheme")
 ]
 
@@ -57,7 +57,7 @@ def _families(messages: list[str]) -> set[str]:
 
 def _probe(name: str, families: tuple[str, ...] | None = None) -> list[str]:
     """scales_linearly's messages for a chunker of scaling_chunkers.py, probed in a worker."""
-    from contract.transport.base import ForkTransport  # the plugin's worker, as in a run
+    from chunk_contract.transport.base import ForkTransport  # the plugin's worker, as in a run
 
     plugin = load(f"{HERE / 'scaling_chunkers.py'}:{name}")
     with ForkTransport(plugin, timeout=2.0, memory_mb=1024) as worker:
@@ -105,7 +105,7 @@ def test_quadratic_on_crlf_text_only_is_named_by_chunk_contract_run(tmp_path: Pa
     target = f"{ROOT / 'tests' / 'defects' / 'chunkers.py'}:{name}"
     report = tmp_path / "report.json"
     done = subprocess.run(
-        [sys.executable, "-m", "contract", "run", target, "--only", "scales_linearly",
+        [sys.executable, "-m", "chunk_contract", "run", target, "--only", "scales_linearly",
          "--seed", "1", "--max-examples", "20", "--json", str(report)],
         capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -154,7 +154,7 @@ def busy_machine() -> Iterator[None]:
 
 def test_linear_chunkers_never_reported_over_ten_probes(busy_machine: None) -> None:
     """Two probes of each reference chunker (ten in all), while another process burns a core."""
-    from contract.transport.base import ForkTransport  # the plugin's worker, as in a run
+    from chunk_contract.transport.base import ForkTransport  # the plugin's worker, as in a run
 
     reported = []
     started = _children_cpu()

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.runner import RunSettings, run
-from contract.spec.model import Config
-from contract.store import database, reproducers
-from contract.store.database import DatabaseError, SharedDatabase, open_database
+from chunk_contract.engine.runner import RunSettings, run
+from chunk_contract.spec.model import Config
+from chunk_contract.store import database, reproducers
+from chunk_contract.store.database import DatabaseError, SharedDatabase, open_database
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = "tests/scale/rare_bugs.py:split"
@@ -31,7 +31,8 @@ def cli(*args: str, env: dict[str, str] | None = None, reproducers_dir: Path) ->
     Without the seed corpus: a one-example run must meet a rare bug only through the database.
     """
     done = subprocess.run(
-        [sys.executable, "-m", "contract", "run", TARGET, "-q", "--no-corpus", "--no-schedule",
+        [sys.executable, "-m", "chunk_contract", "run", TARGET, "-q", "--no-corpus",
+         "--no-schedule",
          "--skip", "scales_linearly", "--reproducers", str(reproducers_dir), *args],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
@@ -86,7 +87,7 @@ def test_bad_specs_fail_up_front(tmp_path: Path) -> None:
 
 def test_cli_reports_a_bad_database_as_a_usage_error(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "contract", "run", TARGET, "--database", "redis://127.0.0.1:1/0"],
+        [sys.executable, "-m", "chunk_contract", "run", TARGET, "--database", "redis://127.0.0.1:1/0"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 2
@@ -124,7 +125,7 @@ def test_folder_database_replays_then_forgets_a_fixed_bug(
 
 
 def test_database_from_environment_and_pyproject(tmp_path: Path) -> None:
-    from contract.config import pyproject as config_file
+    from chunk_contract.config import pyproject as config_file
 
     (tmp_path / "pyproject.toml").write_text(
         '[tool.chunk-contract]\ntargets = ["x.py:f"]\ndatabase = "shared-db"\n'

@@ -1,8 +1,9 @@
 """The contract on workbook plugins, end to end: the reference passes, each twin is caught with
 the right id (and shrunk), ``check`` reads real .xlsx files, JSON reports and ``replay`` work.
 
-The runs go through the real routing: ``contract.engine.runner.cases_for`` hands workbook plugins to
-:func:`contract.generation.strategies.workbooks.workbook_cases`.
+The runs go through the real routing: ``chunk_contract.engine.runner.cases_for`` hands workbook
+plugins to
+:func:`chunk_contract.generation.strategies.workbooks.workbook_cases`.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from contract.cli import main as cli
-from contract.engine import runner
-from contract.engine.runner import Event, Progress, RunResult, RunSettings
-from contract.reporting.json_report import report_json
+from chunk_contract.cli import main as cli
+from chunk_contract.engine import runner
+from chunk_contract.engine.runner import Event, Progress, RunResult, RunSettings
+from chunk_contract.reporting.json_report import report_json
 
 HERE = Path(__file__).resolve().parent
 TWINS = HERE / "twins.py"
-REFERENCE = "reference_chunkers.spreadsheet:split"
+REFERENCE = "chunk_contract_reference.spreadsheet:split"
 SHEET_RULES = (
     "terminates",
     "no_crash",
@@ -40,7 +41,7 @@ SHEET_RULES = (
 def test_the_runner_routes_workbook_plugins_to_workbook_cases() -> None:
     from hypothesis import HealthCheck, given, settings
 
-    from contract.transport.loading import load
+    from chunk_contract.transport.loading import load
 
     strategy = runner.cases_for(load(REFERENCE), RunSettings())
 

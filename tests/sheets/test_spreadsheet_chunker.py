@@ -1,4 +1,5 @@
-"""reference_chunkers.spreadsheet, called directly: blocks, tight claims, tiling row groups."""
+"""chunk_contract_reference.spreadsheet, called directly: blocks, tight claims, tiling row
+groups."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from contract.spec.a1 import parse_range
-from contract.spec.workbook import build
-from reference_chunkers.spreadsheet import SpreadsheetChunker, blocks, split
+from chunk_contract.spec.a1 import parse_range
+from chunk_contract.spec.workbook import build
+from chunk_contract_reference.spreadsheet import SpreadsheetChunker, blocks, split
 
 STYLED = {"value": None, "style": "fill"}
 

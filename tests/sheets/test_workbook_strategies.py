@@ -1,4 +1,4 @@
-"""contract.generation.strategies.workbooks: valid descriptions, the seed-001 features, small
+"""chunk_contract.generation.strategies.workbooks: valid descriptions, the seed-001 features, small
 shrinks."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, find, given, seed, settings
 from hypothesis import strategies as st
 
-from contract.generation.strategies import StrategyArgumentError
-from contract.generation.strategies.workbooks import (
+from chunk_contract.generation.strategies import StrategyArgumentError
+from chunk_contract.generation.strategies.workbooks import (
     MAX_COLUMN,
     MAX_ROW,
     STYLED_EMPTY,
@@ -23,10 +23,10 @@ from contract.generation.strategies.workbooks import (
     workbook_cases,
     workbooks,
 )
-from contract.spec.a1 import column_index
-from contract.spec.model import Config
-from contract.spec.workbook import build, describe, is_empty, non_empty_cells, split_ref
-from reference_chunkers.spreadsheet import split
+from chunk_contract.spec.a1 import column_index
+from chunk_contract.spec.model import Config
+from chunk_contract.spec.workbook import build, describe, is_empty, non_empty_cells, split_ref
+from chunk_contract_reference.spreadsheet import split
 
 SAMPLE = settings(
     max_examples=200, database=None, deadline=None, suppress_health_check=list(HealthCheck)

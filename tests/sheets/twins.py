@@ -1,6 +1,6 @@
 """Defective twins of the reference spreadsheet chunker, one bug each (seed 001's family).
 
-Each twin is :class:`~reference_chunkers.spreadsheet.SpreadsheetChunker` with one method
+Each twin is :class:`~chunk_contract_reference.spreadsheet.SpreadsheetChunker` with one method
 overridden, so the contract must find exactly the bug planted:
 
 * :class:`OverClaim`: a block claims out to the sheet's used range (``sheet.max_column``), which
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_chunkers.spreadsheet import Box, Key, SpreadsheetChunker, bbox, length
+from chunk_contract_reference.spreadsheet import Box, Key, SpreadsheetChunker, bbox, length
 
 
 def _tight(cells: dict[Key, str], top: int, bottom: int, left: int, right: int) -> Box | None:

@@ -11,9 +11,17 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from contract.containment import procs
-from contract.spec.model import Case, Chunk, Config, Declarations, Document, Measure, Violation
-from contract.spec.registry import registry
+from chunk_contract.containment import procs
+from chunk_contract.spec.model import (
+    Case,
+    Chunk,
+    Config,
+    Declarations,
+    Document,
+    Measure,
+    Violation,
+)
+from chunk_contract.spec.registry import registry
 
 
 def utf8_len(text: str) -> int:
@@ -119,9 +127,9 @@ def running(pid: int) -> bool:
 
 @functools.cache
 def shield_works() -> bool:
-    """Whether this kernel takes contract.containment.sandbox's filter (asked in a child process:
-    a filter cannot be removed)."""
-    code = "from contract.containment import sandbox; exit(not sandbox.shield([]))"
+    """Whether this kernel takes chunk_contract.containment.sandbox's filter (asked in a child
+    process: a filter cannot be removed)."""
+    code = "from chunk_contract.containment import sandbox; exit(not sandbox.shield([]))"
     return subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 

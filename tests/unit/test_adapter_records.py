@@ -14,9 +14,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from contract.integrations import adapters
-from contract.integrations.adapters import ADAPTERS, BY_NAME, AdapterInfo, records_of
-from contract.integrations.adapters._base import Adapter
+from chunk_contract.integrations import adapters
+from chunk_contract.integrations.adapters import ADAPTERS, BY_NAME, AdapterInfo, records_of
+from chunk_contract.integrations.adapters._base import Adapter
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The libraries behind the Python adapters: none may be imported by the catalogue.
@@ -49,7 +49,8 @@ def entry_points() -> dict[str, str]:
     """pyproject.toml's ``chunk_contract.plugins`` entry points of the built-in adapters."""
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
     points = meta["project"]["entry-points"]["chunk_contract.plugins"]
-    return {k: v for k, v in points.items() if v.startswith("contract.integrations.adapters.")}
+    prefix = "chunk_contract.integrations.adapters."
+    return {k: v for k, v in points.items() if v.startswith(prefix)}
 
 
 def mismatches(points: dict[str, str], catalogue: dict[str, str]) -> list[str]:
@@ -107,9 +108,9 @@ class Spy:
             tried.append(name)
         return None
 sys.meta_path.insert(0, Spy())
-import contract.integrations.adapters
-modules = [m.__name__ for m in contract.integrations.adapters.adapter_modules()]
-assert len(contract.integrations.adapters.ADAPTERS) > 0
+import chunk_contract.integrations.adapters
+modules = [m.__name__ for m in chunk_contract.integrations.adapters.adapter_modules()]
+assert len(chunk_contract.integrations.adapters.ADAPTERS) > 0
 print(sorted(set(tried)), len(modules))
 """
 
@@ -131,7 +132,7 @@ def test_importing_the_catalogue_and_every_adapter_module_imports_no_library() -
 
 
 def test_records_are_collected_once_with_their_class_target() -> None:
-    module = types.ModuleType("contract.integrations.adapters.fake")
+    module = types.ModuleType("chunk_contract.integrations.adapters.fake")
 
     class Base(Adapter):
         name: ClassVar[str] = ""
@@ -145,13 +146,13 @@ def test_records_are_collected_once_with_their_class_target() -> None:
     module.Base, module.One, module.one = Base, One, One  # an alias is not a second adapter
     module.Imported = BY_NAME["semchunk"].source  # an import from elsewhere is not collected
     found = list(records_of(module))
-    expected = [("fake-one", "contract.integrations.adapters.fake:One")]
+    expected = [("fake-one", "chunk_contract.integrations.adapters.fake:One")]
     assert [(a.name, a.target) for a in found] == expected
 
 
 def test_an_adapter_name_defined_twice_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     twin = BY_NAME["semchunk"]
-    other = "contract.integrations.adapters.other:Semchunk"
+    other = "chunk_contract.integrations.adapters.other:Semchunk"
     copy = AdapterInfo(**{**twin.__dict__, "target": other})
 
     def modules() -> Any:
@@ -167,7 +168,7 @@ def test_an_adapter_name_defined_twice_is_refused(monkeypatch: pytest.MonkeyPatc
 def test_a_missing_library_is_a_one_line_import_error_at_instantiation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import contract.integrations.adapters._base as base
+    import chunk_contract.integrations.adapters._base as base
 
     monkeypatch.setattr(base, "library_installed", lambda name: False)
     cls = BY_NAME["semchunk"].source
@@ -178,7 +179,7 @@ def test_a_missing_library_is_a_one_line_import_error_at_instantiation(
 
 
 def test_list_adapters_shows_each_record(capsys: pytest.CaptureFixture[str]) -> None:
-    from contract.cli.main import main
+    from chunk_contract.cli.main import main
 
     assert main(["list", "--adapters"]) == 0
     out = capsys.readouterr().out

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from contract.engine import scaling
+from chunk_contract.engine import scaling
 
 ROOT = Path(__file__).resolve().parents[2]
 

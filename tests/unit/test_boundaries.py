@@ -1,4 +1,4 @@
-"""contract.containment.boundaries: where a boundary around plugin code cannot be enforced,
+"""chunk_contract.containment.boundaries: where a boundary around plugin code cannot be enforced,
 the run says so once, in a health-check line."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli import main as cli
-from contract.containment import boundaries
+from chunk_contract.cli import main as cli
+from chunk_contract.containment import boundaries
 from tests.unit.helpers import NO_SHIELD, shield_works
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +40,7 @@ def test_the_run_warns_once_on_stderr(
 ) -> None:
     unenforced.add("seccomp")
     monkeypatch.chdir(tmp_path)
-    target = f"{ROOT / 'reference_chunkers' / 'fixed.py'}:split"
+    target = f"{ROOT / 'chunk_contract_reference' / 'fixed.py'}:split"
     code = cli.main(["run", target, "--max-examples", "2", "--only", "no_crash", "--no-corpus",
                      "--no-schedule", "--reproducers", str(tmp_path / "r"), "-q"])
     err = capsys.readouterr().err
@@ -59,7 +59,7 @@ def test_this_linux_machine_enforces_every_boundary() -> None:
 def test_the_probe_reports_a_filter_that_did_not_go_in_and_capabilities_left(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from contract.containment import sandbox
+    from chunk_contract.containment import sandbox
 
     monkeypatch.setattr(sandbox, "shield", lambda pids: False)
     monkeypatch.setattr(sandbox, "capabilities", lambda: (1 << 19, 1 << 19))  # CAP_SYS_PTRACE

@@ -13,15 +13,21 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.parallel import merge
-from contract.engine.runner import Counterexample, InvariantResult, RunResult, RunSettings, run
-from contract.reporting.json_report import report_json
-from contract.reporting.junit import junit_tree
-from contract.reporting.markdown import render_markdown
-from contract.reporting.sarif import sarif_log
-from contract.reporting.text import render
-from contract.spec.model import Config
-from contract.spec.registry import registry
+from chunk_contract.engine.parallel import merge
+from chunk_contract.engine.runner import (
+    Counterexample,
+    InvariantResult,
+    RunResult,
+    RunSettings,
+    run,
+)
+from chunk_contract.reporting.json_report import report_json
+from chunk_contract.reporting.junit import junit_tree
+from chunk_contract.reporting.markdown import render_markdown
+from chunk_contract.reporting.sarif import sarif_log
+from chunk_contract.reporting.text import render
+from chunk_contract.spec.model import Config
+from chunk_contract.spec.registry import registry
 
 HERE = Path(__file__).resolve().parent
 SLOW = f"{HERE / 'budget_plugins.py'}:slow_windows"
@@ -56,7 +62,7 @@ def test_a_run_out_of_exploration_budget_says_so() -> None:
 
 
 def test_a_covering_schedule_cut_by_the_budget_counts_as_asked() -> None:
-    from contract.generation.strategies.schedule import schedule_for
+    from chunk_contract.generation.strategies.schedule import schedule_for
 
     result = run(SLOW, _settings(max_examples=200, explore_seconds=0.5, only=("non_empty",),
                                  schedule=True))

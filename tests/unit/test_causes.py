@@ -1,11 +1,11 @@
-"""One cause, one verdict (contract.spec.causes): violations that hold once the offsets are set
-aside follow from span_fidelity; the rest are verdicts of their own."""
+"""One cause, one verdict (chunk_contract.spec.causes): violations that hold once the offsets are
+set aside follow from span_fidelity; the rest are verdicts of their own."""
 
 from __future__ import annotations
 
-from contract.spec.causes import attribute, offsets_untrusted, without_offsets
-from contract.spec.model import Case, Chunk, Violation
-from contract.spec.registry import registry
+from chunk_contract.spec.causes import attribute, offsets_untrusted, without_offsets
+from chunk_contract.spec.model import Case, Chunk, Violation
+from chunk_contract.spec.registry import registry
 from tests.unit.helpers import accepts, bare, case, rejects, spans, violations
 
 CHECKS = {rule.id: rule.check for rule in registry().values() if not rule.engine and not rule.needs}

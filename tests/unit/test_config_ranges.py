@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contract.generation.corpus import range_probes
-from contract.generation.strategies.configs import fit, out_of_range, valid_configs
-from contract.spec.model import Config, Declarations
-from contract.transport.wire import HandshakeError, parse_handshake
+from chunk_contract.generation.corpus import range_probes
+from chunk_contract.generation.strategies.configs import fit, out_of_range, valid_configs
+from chunk_contract.spec.model import Config, Declarations
+from chunk_contract.transport.wire import HandshakeError, parse_handshake
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
 """docs/conformance.md agrees with its evidence and the reviewed findings (no library needed).
 
 The page is rendered from docs/conformance-evidence.json and
-contract/integrations/adapters/findings/*.toml; the committed page must be exactly that render, and
-every disagreement between evidence and
+chunk_contract/integrations/adapters/findings/*.toml; the committed page must be exactly that
+render, and every disagreement between evidence and
 findings (a violation without a finding, an ``expect`` that does not match, a finding no seed
 reproduced) is a problem that ``--strict`` fails on.
 """
@@ -14,9 +14,14 @@ from typing import Any
 
 import pytest
 
-from contract.integrations.adapters import BY_NAME, conformance, findings
-from contract.integrations.adapters.conformance import Budget, cell_text, review, seed_evidence
-from contract.integrations.adapters.findings import Finding, Notes
+from chunk_contract.integrations.adapters import BY_NAME, conformance, findings
+from chunk_contract.integrations.adapters.conformance import (
+    Budget,
+    cell_text,
+    review,
+    seed_evidence,
+)
+from chunk_contract.integrations.adapters.findings import Finding, Notes
 
 ROOT = Path(__file__).resolve().parents[2]
 EVIDENCE = ROOT / "docs" / "conformance-evidence.json"
@@ -393,7 +398,7 @@ def test_the_committed_page_is_the_render_of_evidence_and_findings(
     page, _ = conformance.render(committed, findings.load(), findings.notes())
     assert DOC.read_text("utf-8") == page, (
         "docs/conformance.md is out of date: "
-        "python -m contract.integrations.adapters.conformance --render-only"
+        "python -m chunk_contract.integrations.adapters.conformance --render-only"
     )
 
 
@@ -403,7 +408,7 @@ def test_the_committed_evidence_and_findings_agree(committed: dict[str, Any]) ->
 
 
 def test_every_adapter_has_evidence_on_five_seeds(committed: dict[str, Any]) -> None:
-    from contract.integrations.adapters import ADAPTERS
+    from chunk_contract.integrations.adapters import ADAPTERS
 
     short = {a.name: len(committed.get(a.name, {}).get("runs", [])) for a in ADAPTERS}
     assert {name: n for name, n in short.items() if n < 5} == {}

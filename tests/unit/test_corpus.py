@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.parallel import run_parallel
-from contract.engine.runner import RunSettings, run
-from contract.generation.corpus import CORPUS, WORKBOOK_CORPUS, corpus_for
-from contract.spec.model import Config
-from contract.spec.workbook import build
+from chunk_contract.engine.parallel import run_parallel
+from chunk_contract.engine.runner import RunSettings, run
+from chunk_contract.generation.corpus import CORPUS, WORKBOOK_CORPUS, corpus_for
+from chunk_contract.spec.model import Config
+from chunk_contract.spec.workbook import build
 
 ROOT = Path(__file__).resolve().parents[2]
 UTF16 = f"{ROOT / 'tests' / 'defects' / 'chunkers.py'}:utf16_code_units"
-SPREADSHEET = f"{ROOT / 'reference_chunkers' / 'spreadsheet.py'}:split"
+SPREADSHEET = f"{ROOT / 'chunk_contract_reference' / 'spreadsheet.py'}:split"
 
 
 @pytest.mark.parametrize(("why", "document", "config"), CORPUS, ids=[c[0][:40] for c in CORPUS])
@@ -96,8 +96,8 @@ def test_the_workbook_corpus_alone_catches_seed_001s_bugs(twin: str, rule: str) 
 def test_a_saved_failure_that_is_also_a_probe_is_called_once() -> None:
     from hypothesis import strategies as st
 
-    from contract.engine.runner import _explore
-    from contract.engine.session import Observation
+    from chunk_contract.engine.runner import _explore
+    from chunk_contract.engine.session import Observation
 
     calls: list[tuple[str, Config]] = []
 
@@ -148,7 +148,7 @@ def test_the_corpus_alone_catches_a_cache_under_a_partial_fingerprint() -> None:
 
 
 def test_each_unicode_whitespace_class_is_a_whole_document_and_a_paragraph() -> None:
-    from contract.generation.corpus import UNICODE_WHITESPACE
+    from chunk_contract.generation.corpus import UNICODE_WHITESPACE
 
     for _, chars in UNICODE_WHITESPACE:
         assert chars.isspace()
@@ -168,7 +168,7 @@ def _cuts_inside(data: bytes, width: int, cap: int, *,
 def test_astral_characters_sit_at_a_cut_for_every_cap_and_unit(cap: int) -> None:
     """Windows of ``cap`` UTF-16 code units, or of ``cap`` UTF-8 bytes, from the start of a
     corpus word cut a character in two: a chunker counting in either meets it every run."""
-    from contract.generation.corpus import ASTRAL_WORD
+    from chunk_contract.generation.corpus import ASTRAL_WORD
 
     probes = {(d, c.max_size) for _, d, c in CORPUS}
     assert (ASTRAL_WORD, cap) in probes

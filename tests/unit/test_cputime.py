@@ -1,4 +1,4 @@
-"""CPU time of a process tree read from /proc by another process (contract.transport.cputime):
+"""CPU time of a process tree read from /proc by another process (chunk_contract.transport.cputime):
 what the scaling probe charges a plugin, whatever the plugin does to its own clocks."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from contract.transport import cputime
+from chunk_contract.transport import cputime
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 

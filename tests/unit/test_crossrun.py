@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from contract.engine.crossrun import first_difference, rerun
-from contract.spec.model import Config
+from chunk_contract.engine.crossrun import first_difference, rerun
+from chunk_contract.spec.model import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [("alpha beta gamma delta", Config(6, 0))]
@@ -37,7 +37,7 @@ def test_hash_based_ids_differ_between_interpreters() -> None:
 
 
 def test_deterministic_chunker_is_the_same_in_every_interpreter() -> None:
-    target = f"{ROOT / 'reference_chunkers' / 'fixed.py'}:split"
+    target = f"{ROOT / 'chunk_contract_reference' / 'fixed.py'}:split"
     first = fresh_chunks(target, CASES, timeout=5, hash_seed=1)
     second = fresh_chunks(target, CASES, timeout=5, hash_seed=2)
     assert first is not None and second is not None

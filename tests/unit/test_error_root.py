@@ -1,4 +1,4 @@
-"""One error root: every user-facing error is a contract.errors.UsageError, and each
+"""One error root: every user-facing error is a chunk_contract.errors.UsageError, and each
 front door turns that one class into one line and exit status 2."""
 
 from __future__ import annotations
@@ -9,19 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from contract.config.profiles import ProfileError
-from contract.config.pyproject import ConfigError
-from contract.errors import InvalidArgument, UnknownInvariant, UsageError
-from contract.generation.strategies import StrategyArgumentError
-from contract.integrations.mutation import running
-from contract.integrations.mutation.triage import TriageError
-from contract.store.database import DatabaseError
-from contract.store.reproducers import ForeignFile, ReproducerError
-from contract.transport.exec_child import ExecTargetError
-from contract.transport.http_target import HttpTargetError
-from contract.transport.targets import TargetError
+from chunk_contract.config.profiles import ProfileError
+from chunk_contract.config.pyproject import ConfigError
+from chunk_contract.errors import InvalidArgument, UnknownInvariant, UsageError
+from chunk_contract.generation.strategies import StrategyArgumentError
+from chunk_contract.integrations.mutation import running
+from chunk_contract.integrations.mutation.triage import TriageError
+from chunk_contract.store.database import DatabaseError
+from chunk_contract.store.reproducers import ForeignFile, ReproducerError
+from chunk_contract.transport.exec_child import ExecTargetError
+from chunk_contract.transport.http_target import HttpTargetError
+from chunk_contract.transport.targets import TargetError
 
 ROOT = Path(__file__).resolve().parents[2]
+FIXED = "chunk_contract_reference/fixed.py:split"
 
 #: Every user-facing error class: what it is about -> the class.
 USER_FACING = {
@@ -58,10 +59,10 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     "command",
     [
-        ["-m", "contract", "run", "reference_chunkers/fixed.py:split", "--only", "nope"],
-        ["-m", "contract", "run", "reference_chunkers/fixed.py:split", "--profile", "weekly"],
-        ["-m", "contract", "run", "no/such/file.py:split"],
-        ["fuzz/harness.py", "reference_chunkers/fixed.py:split", "--only", "nope"],
+        ["-m", "chunk_contract", "run", FIXED, "--only", "nope"],
+        ["-m", "chunk_contract", "run", FIXED, "--profile", "weekly"],
+        ["-m", "chunk_contract", "run", "no/such/file.py:split"],
+        ["fuzz/harness.py", FIXED, "--only", "nope"],
         ["fuzz/harness.py", "no/such/file.py:split"],
     ],
 )

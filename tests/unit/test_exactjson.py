@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contract import exactjson
+from chunk_contract import exactjson
 
 SEPARATED = "x\udbff\udc00y"  # two lone surrogates that plain JSON merges into one character
 

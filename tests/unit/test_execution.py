@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from contract.engine.session import Session
-from contract.spec.model import Config
-from contract.spec.registry import registry
-from contract.transport.targets import from_object
+from chunk_contract.engine.session import Session
+from chunk_contract.spec.model import Config
+from chunk_contract.spec.registry import registry
+from chunk_contract.transport.targets import from_object
 
 
 def _lines(document: str, *, max_size: int, overlap: int) -> list[str]:

@@ -1,5 +1,5 @@
-"""The reviewed findings as data (contract/integrations/adapters/findings/*.toml): the schema is
-enforced on load, each broken rule is a clear error naming file and entry, and the shipped files
+"""The reviewed findings as data (chunk_contract/integrations/adapters/findings/*.toml): the schema
+is enforced on load, each broken rule is a clear error naming file and entry, and the shipped files
 load."""
 
 from __future__ import annotations
@@ -9,9 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from contract.errors import UsageError
-from contract.integrations.adapters import findings
-from contract.integrations.adapters.findings import ARBITRARY_MESSAGES, FindingsError, load, notes
+from chunk_contract.errors import UsageError
+from chunk_contract.integrations.adapters import findings
+from chunk_contract.integrations.adapters.findings import (
+    ARBITRARY_MESSAGES,
+    FindingsError,
+    load,
+    notes,
+)
 
 KNOWN = {"adapters": {"a-one", "a-two"}, "invariants": {"non_empty", "ordered"}}
 

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from contract.containment import framing
-from contract.containment.framing import FrameClosed, FrameError, FrameTimeout
+from chunk_contract.containment import framing
+from chunk_contract.containment.framing import FrameClosed, FrameError, FrameTimeout
 
 
 @pytest.fixture

@@ -1,17 +1,17 @@
-"""The ``count_tokens_additive`` health check (contract.engine.health) on hand-made chunks."""
+"""The ``count_tokens_additive`` health check (chunk_contract.engine.health) on hand-made chunks."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from contract.engine.health import (
+from chunk_contract.engine.health import (
     ADDITIVITY,
     additivity_finding,
     count_tokens_additive,
     probes,
     run_health_checks,
 )
-from contract.spec.model import Declarations
+from chunk_contract.spec.model import Declarations
 
 TOKENS = Declarations(unit="tokens", has_count_tokens=True)
 APPROXIMATE = Declarations(unit="tokens", has_count_tokens=True, token_counting="approximate")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from contract.spec.model import Chunk
+from chunk_contract.spec.model import Chunk
 from tests.unit.helpers import (
     accepts,
     bare,

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from contract.spec.model import Chunk, Document
+from chunk_contract.spec.model import Chunk, Document
 from tests.unit.helpers import accepts, case, rejects, slices, spans, violations
 
 BLOCK = '{\n  "name": "x",\n  "tags": [1, 2]\n}\n'  # four lines

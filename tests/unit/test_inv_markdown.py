@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from contract.generation.strategies import markdown_documents
-from contract.spec.invariants.markdown import heading_offsets
+from chunk_contract.generation.strategies import markdown_documents
+from chunk_contract.spec.invariants.markdown import heading_offsets
 from tests.unit.helpers import accepts, bare, case, rejects, slices, spans, violations
 
 HB = {"heading_boundary"}
@@ -189,7 +189,7 @@ def test_a_promised_section_must_be_reported() -> None:
 
 
 def test_atx_titles() -> None:
-    from contract.spec.invariants.markdown import atx_title
+    from chunk_contract.spec.invariants.markdown import atx_title
 
     assert [atx_title(t) for t in (" foo ##", " foo#", " ###", "\tfoo  \r", " a # b")] == [
         "foo", "foo#", "", "foo", "a # b",
@@ -262,7 +262,7 @@ def test_a_setext_heading_may_count_or_not(path: list[str]) -> None:
 def test_structure_is_found_by_the_shortcuts_too() -> None:
     """The scans skip a text that holds no ``#``, no fence run, no underline: each shortcut's
     smallest text that holds one still counts."""
-    from contract.spec.invariants.markdown import _fenced_ranges, heading_paths
+    from chunk_contract.spec.invariants.markdown import _fenced_ranges, heading_paths
 
     assert heading_offsets("#") == [0]
     assert _fenced_ranges("~~~\n# x") == [0, len("~~~\n# x") + 1]
@@ -275,8 +275,8 @@ def test_structure_is_found_by_the_shortcuts_too() -> None:
 @settings(max_examples=150, deadline=None)
 @given(markdown_documents(max_length=600))
 def test_one_document_reading_equals_the_public_heading_paths(text: str) -> None:
-    from contract.spec.invariants.markdown import _readings, heading_paths
-    from contract.spec.model import Document
+    from chunk_contract.spec.invariants.markdown import _readings, heading_paths
+    from chunk_contract.spec.model import Document
 
     doc = Document(text)
     assert _readings(doc) == [heading_paths(text, setext=s) for s in (False, True)]

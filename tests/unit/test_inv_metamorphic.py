@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from contract.spec.model import Case, Chunk
+from chunk_contract.spec.model import Case, Chunk
 from tests.unit.helpers import accepts, bare, book, case, rejects, spans, violations
 
 DOC = "alpha beta gamma"

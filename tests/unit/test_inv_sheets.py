@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from contract.spec.a1 import column_index, column_letters, format_box, parse_range
-from contract.spec.model import Chunk
-from contract.spec.registry import registry
+from chunk_contract.spec.a1 import column_index, column_letters, format_box, parse_range
+from chunk_contract.spec.model import Chunk
+from chunk_contract.spec.registry import registry
 from tests.unit.helpers import accepts, book, rejects, violations
 
 TABLE = {(r, c): f"r{r}c{c}" for r in range(1, 5) for c in range(1, 3)}  # A1:B4

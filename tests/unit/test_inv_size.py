@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contract.spec.model import Chunk
+from chunk_contract.spec.model import Chunk
 from tests.unit.helpers import accepts, bare, book, case, rejects, slices, spans, violations
 
 GRAPHEME = {"grapheme_integrity"}

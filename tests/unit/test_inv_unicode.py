@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contract.spec.model import Chunk
+from chunk_contract.spec.model import Chunk
 from tests.unit.helpers import accepts, bare, case, rejects, spans, utf8_len, violations
 
 GRAPHEME = {"grapheme_integrity"}
@@ -192,8 +192,8 @@ def test_grapheme_integrity_leaves_unplaceable_bare_chunks_alone() -> None:
 def test_a_negative_offset_is_judged_not_a_crash() -> None:
     """A chunk placed before the document's start (start=-5) is a violation, never an
     IndexError in the host (found by tests/hostile)."""
-    from contract.spec.invariants.unicode import _held
-    from contract.spec.model import Chunk
+    from chunk_contract.spec.invariants.unicode import _held
+    from chunk_contract.spec.model import Chunk
 
     assert not _held("ab", Chunk(0, "\ufffd", start=-5, end=-4), (-5, -4), 0, "\ufffd")
 
@@ -227,7 +227,7 @@ _CLUSTER_PIECES = (
 @given(st.lists(st.sampled_from(_CLUSTER_PIECES), max_size=40).map("".join))
 def test_the_boundary_shortcut_agrees_with_reading_the_clusters(text: str) -> None:
     """Every offset the pair shortcut settles is a boundary of ``\\X``'s own clusters."""
-    from contract.spec.invariants import unicode
+    from chunk_contract.spec.invariants import unicode
 
     bounds = {m.start() for m in unicode._GRAPHEME.finditer(text)} | {len(text)}
     for offset in range(1, len(text)):

@@ -12,8 +12,8 @@ from dataclasses import replace
 
 import pytest
 
-from contract.spec.model import Case, Chunk
-from contract.spec.registry import EXTENSION_IDS, SPEC_IDS, registry
+from chunk_contract.spec.model import Case, Chunk
+from chunk_contract.spec.registry import EXTENSION_IDS, SPEC_IDS, registry
 from tests.unit.helpers import accepts, bare, book, case, rejects, spans
 
 Row = tuple[Callable[[], Case], Callable[[], Case], tuple[str, ...]]

@@ -15,13 +15,13 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from contract.engine.runner import InvariantResult, RunResult, RunSettings, cases_for
-from contract.errors import UsageError
-from contract.generation.strategies import kinds
-from contract.spec.model import DOCUMENT_KINDS, Declarations
-from contract.transport.loading import load
-from contract.transport.targets import Plugin, TargetError, from_object
-from contract.transport.wire import HandshakeError, parse_handshake
+from chunk_contract.engine.runner import InvariantResult, RunResult, RunSettings, cases_for
+from chunk_contract.errors import UsageError
+from chunk_contract.generation.strategies import kinds
+from chunk_contract.spec.model import DOCUMENT_KINDS, Declarations
+from chunk_contract.transport.loading import load
+from chunk_contract.transport.targets import Plugin, TargetError, from_object
+from chunk_contract.transport.wire import HandshakeError, parse_handshake
 
 EXAMPLES = 100
 MARKDOWN = re.compile(
@@ -110,7 +110,7 @@ def test_each_kind_respects_max_length(kind: str, max_length: int) -> None:
 
 
 def test_a_text_plugin_draws_the_default_distribution_unchanged() -> None:
-    from contract.generation import strategies
+    from chunk_contract.generation import strategies
 
     default = strategies.cases(kind="text", max_length=RunSettings().max_length, degenerate=True,
                                real_sizes=True)
@@ -175,8 +175,8 @@ def test_the_handshake_carries_documents() -> None:
 
 
 def test_the_reports_name_the_declared_kind() -> None:
-    from contract.reporting.json_report import report_json
-    from contract.reporting.text import render
+    from chunk_contract.reporting.json_report import report_json
+    from chunk_contract.reporting.text import render
 
     rows = [InvariantResult("non_empty", "passed", 1)]
     result = RunResult("t", "text", 1, 0, rows, documents="code:python")
@@ -190,7 +190,7 @@ def test_the_reports_name_the_declared_kind() -> None:
 def test_an_unknown_kind_exits_2_with_one_line(
     tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from contract.cli.main import main
+    from chunk_contract.cli.main import main
 
     path = tmp_path / "plugin.py"
     path.write_text("def split(d, *, max_size, overlap):\n    return [d]\n\n"

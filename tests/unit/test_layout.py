@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-import contract
+import chunk_contract
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = ROOT / "contract"
+PACKAGE = ROOT / "chunk_contract"
 
 
 def _module_name(path: Path) -> str:
@@ -31,12 +31,13 @@ def package_modules() -> dict[str, Path]:
 
 #: Modules that must load without Hypothesis (reporters, result types, the pytest plugin).
 LIGHT = [
-    "contract.reporting",
-    *(f"contract.reporting.{p.stem}" for p in sorted((PACKAGE / "reporting").glob("[!_]*.py"))),
-    "contract.engine.results",
-    "contract.engine.events",
-    "contract.config.settings",
-    "contract.pytest.plugin",
+    "chunk_contract.reporting",
+    *(f"chunk_contract.reporting.{p.stem}"
+      for p in sorted((PACKAGE / "reporting").glob("[!_]*.py"))),
+    "chunk_contract.engine.results",
+    "chunk_contract.engine.events",
+    "chunk_contract.config.settings",
+    "chunk_contract.pytest.plugin",
 ]
 
 
@@ -55,7 +56,7 @@ def test_module_loads_no_hypothesis(module: str) -> None:
 
 def test_the_hypothesis_check_catches_a_module_that_loads_it() -> None:
     code = (
-        "import sys, contract.engine.runner\n"
+        "import sys, chunk_contract.engine.runner\n"
         "assert not any(m.startswith('hypothesis') for m in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
@@ -67,11 +68,11 @@ def test_importing_the_package_reads_no_distribution_metadata() -> None:
     entry point or a version is looked up: importing the package, the target loader or the
     fresh interpreter's module (every process of a run imports them) does not."""
     code = (
-        "import sys, contract\n"
-        "from contract.transport.targets import load_here\n"
-        "from contract.engine import crossrun\n"
+        "import sys, chunk_contract\n"
+        "from chunk_contract.transport.targets import load_here\n"
+        "from chunk_contract.engine import crossrun\n"
         "assert 'importlib.metadata' not in sys.modules\n"
-        "assert contract.__version__\n"
+        "assert chunk_contract.__version__\n"
         "assert 'importlib.metadata' in sys.modules\n"
     )
     done = subprocess.run(
@@ -166,21 +167,22 @@ def test_no_import_cycles() -> None:
 #: The layers, lowest first (ARCHITECTURE.md): a module may import its own layer and the layers
 #: below it, never one above. Keys are dotted prefixes; the longest that matches decides.
 LAYERS: dict[str, int] = {
-    "contract.errors": 0, "contract.exactjson": 0, "contract._platform": 0,
-    "contract._version": 0, "contract.tokenizers": 0, "contract._files": 0,
-    "contract._extensions": 0,
-    "contract.spec": 1,
-    "contract.generation": 2,
-    "contract.diagnosis": 3,
-    "contract.containment": 4,
-    "contract.store": 5,
-    "contract.transport": 6,
-    "contract.engine": 7,
-    "contract.reporting": 8,
-    "contract.config": 9,
-    "contract.integrations": 10,
-    "contract.cli": 11, "contract.pytest": 11, "contract": 11, "contract.__main__": 11,
-    "contract.strategies": 11,
+    "chunk_contract.errors": 0, "chunk_contract.exactjson": 0, "chunk_contract._platform": 0,
+    "chunk_contract._version": 0, "chunk_contract.tokenizers": 0, "chunk_contract._files": 0,
+    "chunk_contract._extensions": 0,
+    "chunk_contract.spec": 1,
+    "chunk_contract.generation": 2,
+    "chunk_contract.diagnosis": 3,
+    "chunk_contract.containment": 4,
+    "chunk_contract.store": 5,
+    "chunk_contract.transport": 6,
+    "chunk_contract.engine": 7,
+    "chunk_contract.reporting": 8,
+    "chunk_contract.config": 9,
+    "chunk_contract.integrations": 10,
+    "chunk_contract.cli": 11, "chunk_contract.pytest": 11, "chunk_contract": 11,
+    "chunk_contract.__main__": 11,
+    "chunk_contract.strategies": 11,
 }
 
 
@@ -265,11 +267,12 @@ def test_the_cycle_check_sees_function_level_and_relative_imports(tmp_path: Path
 
 def test_built_in_rules_load_explicitly_through_the_accessors() -> None:
     code = (
-        "from contract.spec import rules\n"
-        "import contract.spec.invariants, contract.diagnosis, contract.diagnosis.base as p\n"
+        "from chunk_contract.spec import rules\n"
+        "import chunk_contract.spec.invariants, chunk_contract.diagnosis\n"
+        "import chunk_contract.diagnosis.base as p\n"
         "assert not rules._REGISTRY and not p._PATTERNS, 'importing registered rules'\n"
-        "from contract.spec.registry import registry\n"
-        "from contract.diagnosis import patterns\n"
+        "from chunk_contract.spec.registry import registry\n"
+        "from chunk_contract.diagnosis import patterns\n"
         "assert 'cap_respected' in registry() and 'overlap_on_top' in patterns()\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
@@ -279,4 +282,4 @@ def test_built_in_rules_load_explicitly_through_the_accessors() -> None:
 
 def test_contract_exports_what_its_docstring_offers() -> None:
     for name in ("run", "check", "RunSettings", "invariant"):
-        assert name in contract.__all__ and getattr(contract, name) is not None
+        assert name in chunk_contract.__all__ and getattr(chunk_contract, name) is not None

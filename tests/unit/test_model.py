@@ -1,4 +1,5 @@
-"""contract.spec.model: document geometry, chunk normalisation, configs, declarations, the case."""
+"""chunk_contract.spec.model: document geometry, chunk normalisation, configs, declarations, the
+case."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contract.spec.model import (
+from chunk_contract.spec.model import (
     Case,
     Chunk,
     ChunkTypeError,

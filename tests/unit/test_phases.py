@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from contract.containment import reaper
-from contract.containment.reaper import tree_cpu_seconds
-from contract.engine.events import Event, PhaseClock, RunPhase
-from contract.engine.results import PhaseTime
-from contract.engine.runner import RunSettings, run
-from contract.reporting.json_report import report_json
-from contract.reporting.text import render
+from chunk_contract.containment import reaper
+from chunk_contract.containment.reaper import tree_cpu_seconds
+from chunk_contract.engine.events import Event, PhaseClock, RunPhase
+from chunk_contract.engine.results import PhaseTime
+from chunk_contract.engine.runner import RunSettings, run
+from chunk_contract.reporting.json_report import report_json
+from chunk_contract.reporting.text import render
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXED = str(ROOT / "reference_chunkers" / "fixed.py") + ":split"
+FIXED = str(ROOT / "chunk_contract_reference" / "fixed.py") + ":split"
 
 #: The phases every default run of a clean text chunker goes through.
 CORE_PHASES = {
@@ -133,7 +133,7 @@ def test_verbose_text_shows_each_phase_and_quiet_text_does_not(result) -> None: 
 @pytest.fixture
 def reruns(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many fresh interpreters a run starts (and with how many samples each)."""
-    from contract.engine import crossrun
+    from chunk_contract.engine import crossrun
 
     started: list[int] = []
     original = crossrun.rerun

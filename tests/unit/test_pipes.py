@@ -1,4 +1,4 @@
-"""contract.containment.pipes: a child's pipes are read without trusting their other ends."""
+"""chunk_contract.containment.pipes: a child's pipes are read without trusting their other ends."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from contract.containment import pipes
+from chunk_contract.containment import pipes
 
 
 def _child(code: str) -> subprocess.Popen[bytes]:

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from contract.spec import placement
-from contract.spec.model import Chunk, Document, first_non_space
-from contract.spec.placement import (
+from chunk_contract.spec import placement
+from chunk_contract.spec.model import Chunk, Document, first_non_space
+from chunk_contract.spec.placement import (
     Coverage,
     Placement,
     after_previous,

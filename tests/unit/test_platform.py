@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from contract import _platform
-from contract.cli.main import main
+from chunk_contract import _platform
+from chunk_contract.cli.main import main
 
 
 def test_this_platform_has_what_the_worker_needs() -> None:

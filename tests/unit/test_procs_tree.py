@@ -1,4 +1,4 @@
-"""contract.containment.procs.tree: a plugin's whole process tree, however its processes hide
+"""chunk_contract.containment.procs.tree: a plugin's whole process tree, however its processes hide
 (a session of their own, a daemon whose parent exited), and nothing else."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from contract.containment import procs
+from chunk_contract.containment import procs
 
 #: Run in a helper process that adopts orphans, like the command line: it forks a "worker"
 #: (which leads its own session, as a worker does) that starts a plain child, a child in a
@@ -20,7 +20,7 @@ from contract.containment import procs
 SCRIPT = textwrap.dedent(
     """
     import json, os, subprocess, sys, time
-    from contract.containment import procs, reaper
+    from chunk_contract.containment import procs, reaper
 
     assert reaper.adopt_orphans()
     read, write = os.pipe()

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from contract.engine.runner import (
+from chunk_contract.engine.runner import (
     Finished,
     InvariantResult,
     Measuring,
@@ -16,7 +16,7 @@ from contract.engine.runner import (
     Shrinking,
     Started,
 )
-from contract.reporting.progress import ProgressBar, RunProgress, duration, interactive
+from chunk_contract.reporting.progress import ProgressBar, RunProgress, duration, interactive
 
 
 class Clock:
@@ -238,10 +238,11 @@ def test_a_budget_caps_the_time_left_but_a_fast_phase_shows_its_rate() -> None:
 
 
 def test_the_count_moves_through_the_corpus_and_the_schedule() -> None:
-    from contract.engine.runner import RunSettings, run
+    from chunk_contract.engine.runner import RunSettings, run
 
     seen: list[object] = []
-    run("reference_chunkers/fixed.py:split", RunSettings(max_examples=20, seed=1, measure=False),
+    run("chunk_contract_reference/fixed.py:split",
+        RunSettings(max_examples=20, seed=1, measure=False),
         on_event=seen.append)
     before = []
     for event in seen:

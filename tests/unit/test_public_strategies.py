@@ -1,4 +1,4 @@
-"""``contract.strategies``: the public, keyword-only strategies for users' own tests, and the
+"""``chunk_contract.strategies``: the public, keyword-only strategies for users' own tests, and the
 worked example of docs/how-to/strategies.md, run as written (and red on a planted bug)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contract import strategies
-from contract.spec.model import Config
+from chunk_contract import strategies
+from chunk_contract.spec.model import Config
 
 HOWTO = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "strategies.md"
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from contract.engine.runner import RunSettings, run
+from chunk_contract.engine.runner import RunSettings, run
 
 #: The module, not the function the package exports under the same name.
-cases_module = importlib.import_module("contract.generation.strategies.cases")
+cases_module = importlib.import_module("chunk_contract.generation.strategies.cases")
 
 PLUGIN = '''
 def split(document, *, max_size, overlap):

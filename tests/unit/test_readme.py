@@ -30,7 +30,7 @@ def section(title: str, text: str = README) -> str:
 
 
 def unnamed_modules(layout: str, package: Path) -> list[str]:
-    """Module files of ``package`` the Layout does not name: by their path under contract/, or
+    """Module files of ``package`` the Layout does not name: by their path under chunk_contract/, or
     by their file name in the lines that follow their folder's first mention."""
     missing = []
     for path in sorted(package.rglob("*.py")):
@@ -48,7 +48,7 @@ def unnamed_modules(layout: str, package: Path) -> list[str]:
 
 
 def test_the_layout_names_every_module() -> None:
-    missing = unnamed_modules(section("## Layout", ARCHITECTURE), ROOT / "contract")
+    missing = unnamed_modules(section("## Layout", ARCHITECTURE), ROOT / "chunk_contract")
     assert not missing, f"ARCHITECTURE.md's Layout leaves out: {', '.join(missing)}"
 
 
@@ -57,7 +57,7 @@ def test_the_layout_check_catches_a_missing_module(tmp_path: Path) -> None:
     (package / "engine").mkdir(parents=True)
     for name in ("cli.py", "engine/__init__.py", "engine/runner.py", "engine/hidden.py"):
         (package / name).write_text("")
-    layout = "contract/\n  cli.py  the CLI\n  engine/\n    engine/runner.py  the runner\n"
+    layout = "chunk_contract/\n  cli.py  the CLI\n  engine/\n    engine/runner.py  the runner\n"
     assert unnamed_modules(layout, package) == ["engine/hidden.py"]
 
 
@@ -76,7 +76,7 @@ def test_the_new_invariant_example_runs(tmp_path: Path) -> None:
     code = (
         "import test_my_rules\n"
         "test_my_rules.test_no_tabs_rejects_a_tab_and_accepts_plain_text()\n"
-        "from contract.spec.registry import registry\n"
+        "from chunk_contract.spec.registry import registry\n"
         "assert 'no_tabs' in registry() and registry()['no_tabs'].rule == 'No chunk holds a tab "
         "character.'\n"
     )

@@ -1,4 +1,4 @@
-"""contract.spec.registry: every SPEC id registered once, stable order, selection errors that
+"""chunk_contract.spec.registry: every SPEC id registered once, stable order, selection errors that
 help."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from contract.spec import registry as reg
-from contract.spec.model import Case, Violation
-from contract.spec.registry import EXTENSION_IDS, SPEC_IDS, get, invariant, registry, select
+from chunk_contract.spec import registry as reg
+from chunk_contract.spec.model import Case, Violation
+from chunk_contract.spec.registry import EXTENSION_IDS, SPEC_IDS, get, invariant, registry, select
 
 OPT_IN = {"grapheme_integrity", "heading_boundary", "newline_invariance", "section_path"}
 ENGINE = {"terminates", "no_crash", "config_validation", "scales_linearly"}
@@ -70,7 +70,7 @@ def test_applies_to_kind_and_promises() -> None:
 
 
 def test_exercised_by_needs_a_reported_field() -> None:
-    from contract.spec.model import Chunk
+    from chunk_contract.spec.model import Chunk
 
     rules = registry()
     plain = [Chunk(index=0, text="x")]

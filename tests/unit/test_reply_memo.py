@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from contract.transport import messages
-from contract.transport.base import ForkTransport
-from contract.transport.loading import load
-from contract.transport.messages import Chunks, Split
+from chunk_contract.transport import messages
+from chunk_contract.transport.base import ForkTransport
+from chunk_contract.transport.loading import load
+from chunk_contract.transport.messages import Chunks, Split
 
 PLUGIN = '''
 calls = [0]

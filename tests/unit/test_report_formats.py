@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli.main import build_parser
-from contract.engine.runner import Finished, InvariantResult, RunResult, Started
-from contract.errors import UsageError
-from contract.reporting import formats
-from contract.reporting.formats import (
+from chunk_contract.cli.main import build_parser
+from chunk_contract.engine.runner import Finished, InvariantResult, RunResult, Started
+from chunk_contract.errors import UsageError
+from chunk_contract.reporting import formats
+from chunk_contract.reporting.formats import (
     MERGED,
     PER_TARGET,
     MergedFile,
@@ -163,9 +163,10 @@ def test_one_failing_report_does_not_stop_the_others_from_being_written(tmp_path
 
 def test_the_registry_and_every_format_load_without_hypothesis() -> None:
     probe = (
-        "import sys, contract.reporting, contract.reporting.formats as f; f.formats(); "
-        "import contract.cli.main; contract.cli.main.build_parser(); "
-        "print(sorted(m for m in ('hypothesis', 'contract.engine.runner') if m in sys.modules))"
+        "import sys, chunk_contract.reporting, chunk_contract.reporting.formats as f; f.formats(); "
+        "import chunk_contract.cli.main; chunk_contract.cli.main.build_parser(); "
+        "print(sorted(m for m in ('hypothesis', 'chunk_contract.engine.runner')"
+        " if m in sys.modules))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=ROOT,
@@ -178,7 +179,7 @@ def test_the_registry_and_every_format_load_without_hypothesis() -> None:
 def test_check_and_matrix_refuse_an_unusable_report_path_before_running(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from contract.cli.main import main
+    from chunk_contract.cli.main import main
 
     target = f"{ROOT / 'tests' / 'gate' / 'plugins.py'}:windows"
     (tmp_path / "doc.txt").write_text("text")
@@ -192,8 +193,8 @@ def test_check_and_matrix_refuse_an_unusable_report_path_before_running(
 
 def _following() -> RunResult:
     """span_fidelity violated, and line_citations following from it."""
-    from contract.engine.results import Counterexample
-    from contract.spec.model import Config
+    from chunk_contract.engine.results import Counterexample
+    from chunk_contract.spec.model import Config
 
     def found(rule: str, follows: str | None) -> Counterexample:
         return Counterexample(rule, "aa\nbb", Config(2, 0), [f"{rule} message"], [],
@@ -208,12 +209,12 @@ def _following() -> RunResult:
 def test_every_report_marks_a_verdict_that_follows_from_another() -> None:
     import xml.etree.ElementTree as ET
 
-    from contract.reporting.html import render_html
-    from contract.reporting.json_report import report_json
-    from contract.reporting.junit import junit_tree
-    from contract.reporting.markdown import render_markdown
-    from contract.reporting.sarif import sarif_log
-    from contract.reporting.text import render
+    from chunk_contract.reporting.html import render_html
+    from chunk_contract.reporting.json_report import report_json
+    from chunk_contract.reporting.junit import junit_tree
+    from chunk_contract.reporting.markdown import render_markdown
+    from chunk_contract.reporting.sarif import sarif_log
+    from chunk_contract.reporting.text import render
 
     result = _following()
     note = "(follows from span_fidelity)"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from contract.engine.runner import RunSettings, run
-from contract.engine.session import Session
-from contract.spec.model import Config
-from contract.transport.base import InProcessTransport
-from contract.transport.loading import load
+from chunk_contract.engine.runner import RunSettings, run
+from chunk_contract.engine.session import Session
+from chunk_contract.spec.model import Config
+from chunk_contract.transport.base import InProcessTransport
+from chunk_contract.transport.loading import load
 
 ROOT = Path(__file__).resolve().parents[2]
 COUNTER = f"{ROOT / 'tests' / 'defects' / 'chunkers.py'}:counter_ids"
@@ -39,8 +39,8 @@ def test_the_schedule_is_played_once_per_case_and_deterministic_still_caught() -
 
 
 def test_every_schedule_case_is_observed_without_a_rerun() -> None:
-    from contract.engine import runner
-    from contract.generation.strategies.schedule import schedule_for
+    from chunk_contract.engine import runner
+    from chunk_contract.generation.strategies.schedule import schedule_for
 
     with _session() as session:
         asked: list[bool] = []

@@ -1,5 +1,5 @@
-"""contract.engine.resultcodec: a run result crosses from a ``-n`` process as JSON, and nothing
-but the result's own dataclasses can come out of it."""
+"""chunk_contract.engine.resultcodec: a run result crosses from a ``-n`` process as JSON, and
+nothing but the result's own dataclasses can come out of it."""
 
 from __future__ import annotations
 
@@ -10,20 +10,20 @@ from typing import Any
 
 import pytest
 
-from contract import exactjson
-from contract.containment import framing
-from contract.diagnosis.base import Diagnosis
-from contract.engine import parallel, resultcodec
-from contract.engine.health import Finding
-from contract.engine.results import (
+from chunk_contract import exactjson
+from chunk_contract.containment import framing
+from chunk_contract.diagnosis.base import Diagnosis
+from chunk_contract.engine import parallel, resultcodec
+from chunk_contract.engine.health import Finding
+from chunk_contract.engine.results import (
     Counterexample,
     InvariantResult,
     PhaseTime,
     RunResult,
     RunSettings,
 )
-from contract.generation.strategies.coverage import Coverage
-from contract.spec.model import Config
+from chunk_contract.generation.strategies.coverage import Coverage
+from chunk_contract.spec.model import Config
 
 
 def _result() -> RunResult:

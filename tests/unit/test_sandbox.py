@@ -1,4 +1,5 @@
-"""contract.containment.sandbox: the seccomp filter that keeps plugin processes off their ancestors.
+"""chunk_contract.containment.sandbox: the seccomp filter that keeps plugin processes off their
+ancestors.
 
 Each check runs in a forked child (a filter cannot be removed), against decoy ``sleep``
 processes standing in for the host; signal 0 asks the kernel's permission without sending
@@ -16,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from contract.containment import sandbox
+from chunk_contract.containment import sandbox
 from tests.unit.helpers import NO_SHIELD, shield_works
 
 needs_shield = pytest.mark.skipif(not shield_works(), reason=NO_SHIELD)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from contract.containment.worker import Outcome
-from contract.engine import scaling
-from contract.transport.messages import Chunks, Timed, TimedFamily
+from chunk_contract.containment.worker import Outcome
+from chunk_contract.engine import scaling
+from chunk_contract.transport.messages import Chunks, Timed, TimedFamily
 
 #: CPU seconds a character for a linear chunker that settles at 25k / 50k / 100k characters
 #: (2.5, 5 and 10 ms: measurable, and the largest takes SETTLED).

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from hypothesis import strategies as st
 
-from contract.engine.parallel import merge
-from contract.engine.runner import (
+from chunk_contract.engine.parallel import merge
+from chunk_contract.engine.runner import (
     InvariantResult,
     RunResult,
     RunSettings,
@@ -25,10 +25,10 @@ from contract.engine.runner import (
     _play,
     run,
 )
-from contract.engine.session import Observation
-from contract.generation.strategies import schedule as sched
-from contract.generation.strategies import workbook_schedule as wbs
-from contract.generation.strategies.schedule import (
+from chunk_contract.engine.session import Observation
+from chunk_contract.generation.strategies import schedule as sched
+from chunk_contract.generation.strategies import workbook_schedule as wbs
+from chunk_contract.generation.strategies.schedule import (
     DEGENERATE_REGIMES,
     ENDINGS,
     FEATURES,
@@ -43,11 +43,11 @@ from contract.generation.strategies.schedule import (
     text_schedule,
     with_ending,
 )
-from contract.reporting.json_report import report_json
-from contract.reporting.text import render
-from contract.spec.model import Config, Declarations
-from contract.spec.workbook import build, split_ref
-from contract.transport.targets import Plugin
+from chunk_contract.reporting.json_report import report_json
+from chunk_contract.reporting.text import render
+from chunk_contract.spec.model import Config, Declarations
+from chunk_contract.spec.workbook import build, split_ref
+from chunk_contract.transport.targets import Plugin
 
 SCHEDULE = text_schedule()
 ROOT = Path(__file__).resolve().parents[2]
@@ -332,7 +332,7 @@ def test_the_parallel_merge_keeps_the_coverage() -> None:
 
 
 def test_a_run_reports_full_coverage_and_counts_the_cases() -> None:
-    target = f"{ROOT / 'reference_chunkers' / 'fixed.py'}:split"
+    target = f"{ROOT / 'chunk_contract_reference' / 'fixed.py'}:split"
     result = run(target, _settings(max_examples=1, corpus=False))
     assert result.passed and result.coverage is not None and result.coverage.complete
     assert result.examples == len(SCHEDULE.cases) + 1
@@ -381,7 +381,7 @@ def test_every_workbook_regime_and_degenerate_family_is_there() -> None:
 
 
 def test_a_workbook_run_plays_its_schedule() -> None:
-    target = f"{ROOT / 'reference_chunkers' / 'spreadsheet.py'}:split"
+    target = f"{ROOT / 'chunk_contract_reference' / 'spreadsheet.py'}:split"
     result = run(target, _settings(max_examples=1, corpus=False))
     assert result.passed, [r.id for r in result.violated]
     assert result.coverage is not None and result.coverage.complete

@@ -1,4 +1,4 @@
-"""contract.config.settings: one precedence, from plain values (README, Profiles, the rank
+"""chunk_contract.config.settings: one precedence, from plain values (README, Profiles, the rank
 table)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from contract.config import settings
-from contract.config.profiles import ENV_VAR, PROFILES, ProfileError
-from contract.config.pyproject import ProjectConfig, TargetEntry
-from contract.engine.results import RunSettings
+from chunk_contract.config import settings
+from chunk_contract.config.profiles import ENV_VAR, PROFILES, ProfileError
+from chunk_contract.config.pyproject import ProjectConfig, TargetEntry
+from chunk_contract.engine.results import RunSettings
 
 #: A table with a profile, its own budget and a target entry with another budget.
 TABLE = ProjectConfig(

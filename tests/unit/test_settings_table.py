@@ -1,4 +1,4 @@
-"""One table of run settings (contract.config.table): the CLI flags, the pytest options,
+"""One table of run settings (chunk_contract.config.table): the CLI flags, the pytest options,
 ``contract_tests`` and the ``[tool.chunk-contract]`` keys come from its rows, with one set of
 bounds, so a new setting is one row.
 """
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from contract.cli.main import build_parser
-from contract.cli.run import settings_overrides
-from contract.config import pyproject, table
-from contract.errors import UsageError
-from contract.pytest.suite import _checked_settings
+from chunk_contract.cli.main import build_parser
+from chunk_contract.cli.run import settings_overrides
+from chunk_contract.config import pyproject, table
+from chunk_contract.errors import UsageError
+from chunk_contract.pytest.suite import _checked_settings
 
 #: The inline pytest runs that read a new row's option come from pytester.
 pytest_plugins = ["pytester"]
@@ -51,7 +51,7 @@ def test_a_new_row_is_a_pytest_option_with_its_bounds(
         "    assert request.config.getoption('chunk_contract_house_budget') == 4\n"
     )
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # this plugin only, by name
-    plugin = ("-p", "contract.pytest.plugin")
+    plugin = ("-p", "chunk_contract.pytest.plugin")
     assert pytester.inline_run(*plugin, "--chunk-contract-house-budget", "4").ret == 0
     refused = pytester.runpytest_inprocess(*plugin, "--chunk-contract-house-budget", "0")
     assert refused.ret == pytest.ExitCode.USAGE_ERROR
@@ -99,7 +99,7 @@ def test_contract_tests_checks_its_settings() -> None:
 def test_a_negative_pytest_budget_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--chunk-contract",
-         f"{ROOT}/reference_chunkers/fixed.py:split", "--chunk-contract-max-examples", "-5"],
+         f"{ROOT}/chunk_contract_reference/fixed.py:split", "--chunk-contract-max-examples", "-5"],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
         text=True, timeout=300, check=False,
     )

@@ -1,5 +1,5 @@
 """A seed draws the same documents whatever else the process has loaded
-(contract.generation.stability). In a fresh interpreter: this suite's conftest stabilises
+(chunk_contract.generation.stability). In a fresh interpreter: this suite's conftest stabilises
 generation for good, so the unstable behaviour can only be seen outside it."""
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ SCRIPT = textwrap.dedent(
     import hashlib, importlib, json, sys
     from hypothesis import Phase, given, settings
     from hypothesis.internal.conjecture import providers
-    from contract.generation.stability import stable_generation
-    from contract.generation.strategies import any_documents
+    from chunk_contract.generation.stability import stable_generation
+    from chunk_contract.generation.strategies import any_documents
 
     def digest():
         out = []

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from contract import SPEC_VERSION
-from contract.engine.runner import Counterexample, Finished, InvariantResult, RunResult, run
-from contract.reporting.json_report import report_json
-from contract.reporting.markdown import render_markdown
-from contract.reporting.matrix import render_matrix
-from contract.reporting.text import Style, TextReport, colour_wanted, render
-from contract.spec.model import Config, plural
+from chunk_contract import SPEC_VERSION
+from chunk_contract.engine.runner import Counterexample, Finished, InvariantResult, RunResult, run
+from chunk_contract.reporting.json_report import report_json
+from chunk_contract.reporting.markdown import render_markdown
+from chunk_contract.reporting.matrix import render_matrix
+from chunk_contract.reporting.text import Style, TextReport, colour_wanted, render
+from chunk_contract.spec.model import Config, plural
 
 ESC = "\x1b["
 PLUGINS = Path(__file__).parent.parent / "cli" / "plugins.py"
@@ -148,7 +148,7 @@ def test_a_replayed_reproducer_is_labelled_so() -> None:
 def test_a_run_that_replays_a_saved_failure_says_where_from(tmp_path: Path) -> None:
     """Run twice on a defective chunker: the second run replays the first one's reproducer
     before generating anything, and its report names that file instead of "not shrunk"."""
-    from contract.config import profiles
+    from chunk_contract.config import profiles
 
     settings = profiles.build(
         profiles.get("ci"), max_examples=30, only=("no_lost_text",), reproducers=tmp_path

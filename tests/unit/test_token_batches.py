@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from contract.engine import session as session_module
-from contract.engine.session import Session
-from contract.spec.model import Config
-from contract.transport.loading import load
-from contract.transport.messages import CountTokens
+from chunk_contract.engine import session as session_module
+from chunk_contract.engine.session import Session
+from chunk_contract.spec.model import Config
+from chunk_contract.transport.loading import load
+from chunk_contract.transport.messages import CountTokens
 
 PLUGIN = '''
 unit = "tokens"

@@ -1,4 +1,4 @@
-"""contract.tokenizers: real embedding-model tokenizers that count offline (the ``tokenizers``
+"""chunk_contract.tokenizers: real embedding-model tokenizers that count offline (the ``tokenizers``
 extra). Slow: ``nox -s slow`` installs the extra."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from contract.engine.health import count_tokens_additive, probes
+from chunk_contract.engine.health import count_tokens_additive, probes
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +30,7 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_known_counts_offline(offline: None) -> None:
-    from contract import tokenizers
+    from chunk_contract import tokenizers
 
     tokenizers._encoding.cache_clear()
     assert tokenizers.cl100k_base("Smoke tests keep releases honest.") == 6
@@ -42,14 +42,14 @@ def test_known_counts_offline(offline: None) -> None:
 
 
 def test_an_unknown_encoding_names_the_known_ones() -> None:
-    from contract import tokenizers
+    from chunk_contract import tokenizers
 
     with pytest.raises(ValueError, match="cl100k_base"):
         tokenizers.count("x", encoding="gpt2")
 
 
 def test_the_health_check_sees_that_bpe_is_not_additive(offline: None) -> None:
-    from contract.tokenizers import cl100k_base
+    from chunk_contract.tokenizers import cl100k_base
 
     document = "hello world"
     records = [{"text": "hel", "start": 0, "end": 3}, {"text": "lo world", "start": 3, "end": 11}]

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contract.containment.worker import Outcome
-from contract.engine.session import Session
-from contract.spec.model import (
+from chunk_contract.containment.worker import Outcome
+from chunk_contract.engine.session import Session
+from chunk_contract.spec.model import (
     ChunkTypeError,
     Config,
     checked_columns,
@@ -20,9 +20,9 @@ from contract.spec.model import (
     columns_of,
     normalise_chunks,
 )
-from contract.transport.base import ForkTransport, InProcessTransport, checked
-from contract.transport.loading import load
-from contract.transport.messages import (
+from chunk_contract.transport.base import ForkTransport, InProcessTransport, checked
+from chunk_contract.transport.loading import load
+from chunk_contract.transport.messages import (
     Chunks,
     Counts,
     CountTokens,
@@ -36,9 +36,9 @@ from contract.transport.messages import (
     Unchecked,
     WrongType,
 )
-from contract.transport.targets import TargetError
+from chunk_contract.transport.targets import TargetError
 
-FIXED = "reference_chunkers/fixed.py:split"
+FIXED = "chunk_contract_reference/fixed.py:split"
 
 
 @pytest.fixture(autouse=True)
@@ -79,8 +79,8 @@ def test_a_family_split_is_timed_by_the_host_and_its_chunks_come_back(transport:
 
 def test_an_unparsed_family_split_that_is_no_list_of_chunks_is_a_protocol_error() -> None:
     """Bytes that begin like a list of chunks but are not one are caught when read."""
-    from contract.containment.worker import Unread
-    from contract.transport.base import _reader, parsed
+    from chunk_contract.containment.worker import Unread
+    from chunk_contract.transport.base import _reader, parsed
 
     for data in (b'["chunks",{"text":[1]}]]', b'["chunks",{"text":["a"]}', b'["chunks",[x]]]',
                  b'["chunks",[{"text":"a"}]]]'):

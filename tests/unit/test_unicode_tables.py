@@ -16,8 +16,8 @@ CODEC = re.compile(r"characters\([^)]*codec\s*=")
 
 DRAW = """
 from hypothesis import HealthCheck, Phase, given, settings, seed
-from contract.generation.strategies.cases import cases
-from contract.generation.strategies.markdown import headed_documents
+from chunk_contract.generation.strategies.cases import cases
+from chunk_contract.generation.strategies.markdown import headed_documents
 
 @settings(max_examples=300, database=None, deadline=None, phases=(Phase.generate,),
           suppress_health_check=list(HealthCheck))
@@ -39,6 +39,6 @@ def test_generating_the_default_mixture_builds_no_codec_table(tmp_path: Path) ->
 
 def test_the_strategies_name_no_codec() -> None:
     """Code review's half: no strategy module asks Hypothesis for a codec's characters."""
-    sources = (ROOT / "contract").rglob("*.py")
+    sources = (ROOT / "chunk_contract").rglob("*.py")
     offending = [p.name for p in sources if CODEC.search(p.read_text())]
     assert not offending

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from contract.containment.worker import Outcome, Worker
+from chunk_contract.containment.worker import Outcome, Worker
 from tests.unit.helpers import running
 
 SHORT = 0.3  # seconds: the timeout of every test that expects a timeout
@@ -82,7 +82,7 @@ def return_lambda(_request: Any) -> Any:
 
 def write_garbage_reply(_request: Any) -> str:
     """Writes bytes that are no frame where the reply goes, then answers normally."""
-    from contract.containment import worker
+    from chunk_contract.containment import worker
 
     assert worker.CHILD_REPLY_FD is not None
     os.write(worker.CHILD_REPLY_FD, b"not a frame at all, just bytes")
@@ -91,7 +91,7 @@ def write_garbage_reply(_request: Any) -> str:
 
 def write_non_json_reply(request: Any) -> str:
     """Writes a well-framed reply whose payload is not JSON, then answers normally."""
-    from contract.containment import framing, worker
+    from chunk_contract.containment import framing, worker
 
     assert worker.CHILD_REPLY_FD is not None
     framing.write_frame(worker.CHILD_REPLY_FD, request, b"\x80\x03cos\nsystem\n")
@@ -203,7 +203,7 @@ def test_hang_swallowing_exceptions_times_out_and_the_worker_restarts(make_worke
     assert SHORT <= outcome.elapsed < SHORT + 5  # prompt, with room for a loaded machine
     assert "hang_swallowing_everything" in outcome.detail  # the stack it was stuck in
     assert "entering the loop" in outcome.detail  # and what it printed
-    assert "contract/containment/worker.py" not in outcome.detail
+    assert "chunk_contract/containment/worker.py" not in outcome.detail
     assert worker.call("ok").value == "ok"
     assert worker.restarts == 2
 
@@ -353,7 +353,7 @@ def test_child_dies_with_its_parent(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import os
-        from contract.containment.worker import Worker
+        from chunk_contract.containment.worker import Worker
         worker = Worker(lambda _: os.getpid())
         print(worker.call(None).value, flush=True)
         os._exit(0)  # no cleanup at all: the kernel must take the child down
@@ -480,7 +480,7 @@ def start_sleeper_then_hang(pidfile: str) -> None:
 
 def half_a_frame(seq: int) -> None:
     """Writes a header announcing 100 bytes, sends 10, and hangs."""
-    from contract.containment import framing, worker
+    from chunk_contract.containment import framing, worker
 
     assert worker.CHILD_REPLY_FD is not None
     os.write(worker.CHILD_REPLY_FD, framing.HEADER.pack(framing.MAGIC, seq, 100) + b"x" * 10)
@@ -504,7 +504,7 @@ def test_half_a_frame_then_silence_times_out(make_worker: Any) -> None:
 
 
 def test_capture_file_keeps_only_its_tail(make_worker: Any) -> None:
-    from contract.containment import worker as module
+    from chunk_contract.containment import worker as module
 
     worker = make_worker(spam_output)
     for _ in range(12):
@@ -657,8 +657,8 @@ def test_forked_copies_of_the_worker_are_not_counted_twice() -> None:
 def test_fast_calls_look_at_the_tree_once_per_calls_tick(monkeypatch: pytest.MonkeyPatch) -> None:
     """A run of fast calls scans /proc at most once per CALLS_TICK, and a call that starts
     after CALLS_TICK without a look is looked at first."""
-    from contract.containment import procs
-    from contract.containment import worker as worker_module
+    from chunk_contract.containment import procs
+    from chunk_contract.containment import worker as worker_module
 
     looks: list[float] = []
     real = procs.tree_memory

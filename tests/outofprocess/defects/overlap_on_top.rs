@@ -3,7 +3,7 @@
 //! `overlap` bytes are prepended on top of it, so a chunk reaches max_size + overlap.
 //! Every offset it reports is exact: only the cap is broken.
 
-#[path = "../../../reference_chunkers/rust/json.rs"]
+#[path = "../../../chunk_contract_reference/rust/json.rs"]
 mod json;
 
 use json::{int, object, Value};

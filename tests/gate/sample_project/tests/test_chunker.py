@@ -2,7 +2,7 @@
 
 from chunker import split
 
-from contract.pytest.suite import contract_tests
+from chunk_contract.pytest.suite import contract_tests
 
 
 def test_packs_short_words():

@@ -1,0 +1,310 @@
+"""``deterministic`` across interpreters: the same inputs, chunked again in a fresh Python.
+
+The worker is forked, so its reruns share the parent's hash seed: ids built from ``hash()``,
+or output that follows set iteration order, look stable within one run and change with the
+next interpreter. After exploring, the runner sends a few explored inputs to a new interpreter
+with another ``PYTHONHASHSEED`` and compares the chunks.
+
+The fresh interpreter is contained like a worker: it starts in a session (and process group)
+of its own, registered with :mod:`chunk_contract.containment.reaper`; it caps its own address space
+(RLIMIT_AS, the worker's ``memory_mb`` above its start size) before it loads the plugin; it
+dies with its parent (PR_SET_PDEATHSIG); and past its deadline its whole group is killed.
+Documents and chunk records cross the pipe as :mod:`chunk_contract.exactjson`, so separated
+surrogates stay apart.
+
+Its outcome is the one message it writes on its answer channel (a private copy of its stdout):
+``{"answers": [...]}``, or ``{"unloadable": why}`` when the target cannot be loaded there; its
+exit status says nothing, since the plugin, loaded in it, can choose it. A fresh interpreter
+that hangs, dies, exits or answers anything else is a finding (:attr:`Rerun.failure`), never a
+silent pass; so is one that cannot load a target the worker loaded by name (``required``).
+
+    python -m chunk_contract.engine.crossrun TARGET < cases.json > chunks.json   (the child side)
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import resource
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from chunk_contract import exactjson
+from chunk_contract.containment import pipes, reaper, sandbox
+from chunk_contract.spec.model import CHUNK_FIELDS, Config, chunks_from_records, plural
+
+#: Inputs re-chunked in the fresh interpreter.
+SAMPLES = 8
+#: Seconds the fresh interpreter gets to start and load the plugin, on top of the calls.
+STARTUP_SECONDS = 10.0
+#: Characters of the fresh interpreter's stderr quoted in a finding.
+TAIL_CHARS = 1500
+#: Characters of the reason a target could not be loaded that the answer carries.
+REASON_CHARS = 500
+_ENV_MEMORY = "CHUNK_CONTRACT_RERUN_MEMORY_MB"
+_ENV_PARENT = "CHUNK_CONTRACT_RERUN_PARENT"
+
+#: One case's answer: chunk records, or the exception the plugin raised ({"error": "..."}).
+Answer = list[dict[str, Any]] | dict[str, str]
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """What the fresh interpreter gave back: one answer per case, or why there is none."""
+
+    hash_seed: int
+    answers: list[Answer] = field(default_factory=list)
+    #: Why it gave no answers (hang, death, unreadable output); "" when it answered.
+    failure: str = ""
+    #: False when the target cannot be loaded by name in a new interpreter and the caller did
+    #: not require it (a plugin object given through the API): no verdict at all.
+    loadable: bool = True
+
+
+def rerun(
+    target: str,
+    cases: Sequence[tuple[str, Config]],
+    *,
+    timeout: float,
+    memory_mb: int | None = 1024,
+    hash_seed: int | None = None,
+    startup: float = STARTUP_SECONDS,
+    required: bool = True,
+) -> Rerun:
+    """Chunk ``cases`` in a new, contained interpreter with another hash seed.
+
+    ``required``: the target was loaded by name (the worker did it), so a fresh interpreter
+    that cannot load it is a failure; else (an API object, perhaps not importable by name) it
+    gives no verdict (``loadable=False``).
+    """
+    seed = hash_seed if hash_seed is not None else random.randrange(1, 2**31)
+    payload = exactjson.dumps([{"document": d, "config": c.as_dict()} for d, c in cases])
+    deadline = startup + timeout * len(cases)
+    env = {**os.environ, "PYTHONHASHSEED": str(seed), _ENV_PARENT: str(os.getpid())}
+    env[_ENV_MEMORY] = "" if memory_mb is None else str(memory_mb)
+    try:
+        code, out, err = _communicate(target, payload, env, deadline)
+    except OSError as exc:
+        return Rerun(seed, failure=f"could not be started: {exc}")
+    done = _outcome(seed, code, out, err, deadline, len(cases))
+    if not done.loadable and required:
+        return Rerun(seed, failure=f"could not load the target the worker loaded: {done.failure}")
+    return done
+
+
+def _communicate(
+    target: str, payload: str, env: dict[str, str], deadline: float
+) -> tuple[int | None, bytes, bytes]:
+    """Runs the child on ``payload``; (exit status or None on a hang, stdout, stderr)."""
+    reaper.undumpable()  # the plugin cannot open this process's /proc/PID/mem or fd
+    with reaper.signals_blocked():
+        child = subprocess.Popen(
+            [sys.executable, "-m", "chunk_contract.engine.crossrun", target],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
+        reaper.register(child.pid, "fresh interpreter")
+    try:
+        # not communicate(): a grandchild that left the group may hold the pipes open for ever
+        done = pipes.exchange(child, payload.encode("utf-8"), deadline=deadline)
+    finally:
+        reaper.kill_group(child.pid)  # whatever it started in its group goes with it
+        reaper.unregister(child.pid)
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+    return (None if done.timed_out else child.returncode), done.out, done.err
+
+
+def _outcome(seed: int, code: int | None, out: bytes, err: bytes, deadline: float,
+             count: int) -> Rerun:
+    """The Rerun for the child's answer; its exit status only describes a missing one."""
+    tail = _tail(err)
+    if code is None:
+        return Rerun(seed, failure=f"did not answer within {deadline:g} s (killed){tail}")
+    if not out:
+        how = f"died ({_describe(code)})" if code else "exited with status 0"
+        return Rerun(seed, failure=f"{how} before answering{tail}")
+    try:
+        message = exactjson.loads(out)
+    except ValueError as exc:
+        return Rerun(seed, failure=f"answered output that is not its JSON reply ({exc}){tail}")
+    return _answered(seed, message, count, tail)
+
+
+def _answered(seed: int, message: Any, count: int, tail: str) -> Rerun:
+    """The Rerun for a parsed answer: its replies, the reason it could not load, or garbage."""
+    shape = sorted(message) if isinstance(message, dict) else None
+    if shape == ["unloadable"] and isinstance(message["unloadable"], str):
+        return Rerun(seed, failure=message["unloadable"][:REASON_CHARS], loadable=False)
+    answers = message.get("answers") if shape == ["answers"] else None
+    if not isinstance(answers, list) or len(answers) != count:
+        return Rerun(seed, failure=f"answered {_brief(message)}, not {count} replies{tail}")
+    return Rerun(seed, answers)
+
+
+def _brief(value: Any) -> str:
+    """A short repr of an answer, for a finding."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _describe(code: int) -> str:
+    """``exit status 1`` or ``killed by SIGSEGV``."""
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def _tail(err: bytes) -> str:
+    """The end of the child's stderr, as a message suffix ("" when it printed nothing)."""
+    text = err.decode("utf-8", "backslashreplace").strip()
+    if not text:
+        return ""
+    return f"; its stderr ends with:\n{text[-TAIL_CHARS:]}"
+
+
+def difference(before: list[dict[str, Any]], answer: Answer) -> str | None:
+    """How the fresh interpreter's answer differs from the worker's records, or None."""
+    if isinstance(answer, dict):
+        return f"it raised {answer.get('error', '?')} where the worker gave {len(before)} chunks"
+    return first_difference(before, answer)
+
+
+def first_difference(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str | None:
+    """Where two chunk lists differ (texts, offsets, lines, ids), or None."""
+    a, b = chunks_from_records(before), chunks_from_records(after)
+    if len(a) != len(b):
+        return f"{plural(len(a), 'chunk')}, then {len(b)}"
+    for x, y in zip(a, b):
+        for name, p, q in zip(CHUNK_FIELDS, x.comparable(), y.comparable()):
+            if p != q:
+                return f"chunk[{x.index}].{name} was {p!r}, then {q!r}"
+    return None
+
+
+# ----------------------------------------------------------------------------- the child side
+
+
+def _contain_self() -> None:
+    """First thing in the child: die with the parent, then cap the address space."""
+    pipes.close_inherited()  # only stdin, stdout and stderr: none of the host's descriptors
+    parent = os.environ.get(_ENV_PARENT, "")
+    if parent.isdigit():
+        signal.signal(signal.SIGTERM, _kill_own_group)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, set(reaper.SIGNALS))  # started while blocked
+        reaper.die_with_parent(signal.SIGTERM, int(parent))
+        sandbox.shield()  # the plugin cannot signal, trace or re-limit the host or its ancestors
+    _cap_memory_from_env()
+
+
+def _cap_memory_from_env() -> None:
+    """The cap of ``$CHUNK_CONTRACT_RERUN_MEMORY_MB`` above the current size, if one is set.
+
+    Called before the plugin loads (an import cannot take more than the cap either) and again
+    after, so the calls get ``memory_mb`` above the loaded size, as in a forked worker: a big
+    library's import must not turn into a false MemoryError in the fresh interpreter only.
+    """
+    memory = os.environ.get(_ENV_MEMORY, "")
+    if memory.isdigit():
+        _cap_memory(int(memory))
+
+
+def _kill_own_group(signum: int, frame: object) -> None:
+    """On SIGTERM (the parent died): take the whole group, this process included, down."""
+    os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+def _cap_memory(memory_mb: int) -> None:
+    """RLIMIT_AS at the current virtual size plus ``memory_mb`` MiB (never raised)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            base = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return
+    limit = base + memory_mb * 2**20
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _answer_case(plugin: Any, case: dict[str, Any]) -> Answer:
+    """The chunk records of one case, or the exception the plugin raised."""
+    # lazy: the fresh interpreter imports only what it runs
+    from chunk_contract.spec.model import normalise_chunks
+
+    config = case["config"]
+    try:
+        result = plugin.split(
+            case["document"], max_size=config["max_size"], overlap=config["overlap"]
+        )
+        records = normalise_chunks(result)
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+    return [{k: v for k, v in r.items() if k != "bare"} for r in records]
+
+
+def _serve(target: str) -> int:
+    """Reads the cases on stdin, writes one answer per case on stdout.
+
+    The plugin's own writes to fd 1 go to stderr (the answer has a private copy of stdout), and
+    the answer is written before the plugin's threads can keep the interpreter alive: the
+    caller exits with os._exit right after.
+    """
+    _contain_self()
+    answer = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # what the plugin prints cannot corrupt the answer
+    # lazy: the fresh interpreter imports only what it runs
+    from chunk_contract.transport.targets import TargetError
+
+    # lazy: the fresh interpreter imports only what it runs
+    from chunk_contract.transport.targets import (
+        load_here as load,  # this fresh interpreter calls the plugin
+    )
+
+    try:
+        plugin = load(target)
+    except TargetError as exc:
+        _reply(answer, {"unloadable": str(exc)[:REASON_CHARS]})
+        return 0
+    _cap_memory_from_env()
+    cases = exactjson.loads(sys.stdin.buffer.read())
+    _reply(answer, {"answers": [_answer_case(plugin, case) for case in cases]})
+    return 0
+
+
+def _reply(answer: Any, message: dict[str, Any]) -> None:
+    """The one message of the answer channel."""
+    answer.write(exactjson.dumps(message))
+    answer.flush()
+
+
+def _main(target: str) -> None:
+    """Serve, then leave at once: a non-daemon thread the plugin started must not hold the
+    interpreter (and the caller's deadline) after the answer is written. The exit status
+    means nothing to the caller (see the module doc)."""
+    code = 1
+    try:
+        code = _serve(target)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()  # the caller quotes the end of stderr
+    finally:
+        sys.stderr.flush()
+        os._exit(code)
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1])

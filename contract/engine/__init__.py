@@ -1,8 +1,0 @@
-"""The run itself: a session of calls over a transport, the exploration and its covering
-schedule, shrinking, the scaling probe, health checks, the fresh-interpreter rerun, and the
-events a run emits.
-
-The layers below it have packages of their own: :mod:`contract.transport` (how a call reaches
-the plugin), :mod:`contract.containment` (what keeps every process a run starts under control)
-and :mod:`contract.store` (reproducers, the shared database, regression files).
-"""

@@ -1,5 +1,0 @@
-"""Long fuzzing campaigns of the property tests with HypoFuzz (``chunk-contract campaign``).
-
-- :mod:`contract.integrations.campaign.hypofuzz`: the property tests HypoFuzz runs.
-- :mod:`contract.integrations.campaign.driver`: the command that starts and reads a campaign.
-"""
