@@ -268,10 +268,9 @@ def _serve(target: str) -> int:
     # lazy: the fresh interpreter imports only what it runs
     from chunk_contract.transport.targets import TargetError
 
+    # this fresh interpreter calls the plugin
     # lazy: the fresh interpreter imports only what it runs
-    from chunk_contract.transport.targets import (
-        load_here as load,  # this fresh interpreter calls the plugin
-    )
+    from chunk_contract.transport.targets import load_here as load
 
     try:
         plugin = load(target)

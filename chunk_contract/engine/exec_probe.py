@@ -1,8 +1,7 @@
 """Check an out-of-process chunker (SPEC §8) with the contract's own strategies and invariants.
 
     python -m chunk_contract.engine.exec_probe [--examples N] [--seed N ...] [--fail-fast]
-    [--shrink]
-                                  [--json PATH] -- COMMAND [ARGS...]
+                                               [--shrink] [--json PATH] -- COMMAND [ARGS...]
 
 It starts ``COMMAND`` as an :class:`~chunk_contract.transport.exec_child.ExecChild` (the persistent
 §8 child), puts it behind a :class:`~chunk_contract.engine.session.Session` checking every

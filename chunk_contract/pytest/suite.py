@@ -20,7 +20,7 @@ $CHUNK_CONTRACT_PROFILE; ``[tool.chunk-contract]`` in the project's pyproject.to
 profile, budgets and skip reasons); the built-in defaults.
 
 The same helpers back the pytest plugin (chunk_contract.pytest.plugin). ``chunk_contract.pytest``
-re-exports ``contract_tests`` under the name the issue asked for.
+re-exports ``contract_tests``, the name the documentation uses.
 """
 
 from __future__ import annotations

@@ -107,9 +107,7 @@ def run_one(name: str, seed: int, budget: Budget, *, first: bool = True) -> dict
     for ``deterministic`` by a second call in the same worker).
     """
     from chunk_contract.engine.runner import RunSettings, run  # lazy: Hypothesis
-    from chunk_contract.reporting.json_report import (
-        report_json,  # lazy: --render-only needs no engine
-    )
+    from chunk_contract.reporting.json_report import report_json  # lazy: not for --render-only
     from chunk_contract.transport.loading import load  # lazy: --render-only needs no engine
     from chunk_contract.transport.targets import TargetError  # lazy: --render-only needs no engine
 

@@ -86,10 +86,9 @@ def _compare(name: str, target: str, examples: int, max_length: int, seed_value:
     from chunk_contract.engine.results import RunSettings
     from chunk_contract.engine.runner import cases_for  # lazy: Hypothesis
 
+    # the suite calls the plugin itself
     # lazy: each mutmut phase imports only what it runs
-    from chunk_contract.transport.targets import (
-        load_here as load,  # the suite calls the plugin itself
-    )
+    from chunk_contract.transport.targets import load_here as load
 
     stabilize_generation()
     plugin = load(target)

@@ -1,9 +1,8 @@
 """Mutation reports for JavaScript chunkers, with StrykerJS and the contract as the test suite.
 
     python -m chunk_contract.integrations.mutation.js [CHUNKER.mjs] [--examples N] [--seed N]
-    [--mutate RANGE]
-                                   [--report-dir DIR] [--triage FILE] [--test-command CMD]
-                                   [--report-only]
+                                         [--mutate RANGE] [--report-dir DIR] [--triage FILE]
+                                         [--test-command CMD] [--report-only]
 
 Stryker (npm ``@stryker-mutator/core``, pinned in ``chunk_contract/integrations/mutation/stryker/``;
 install it with ``npm ci --prefix chunk_contract/integrations/mutation/stryker``) plants each mutant

@@ -316,10 +316,9 @@ def _expected_violations(target: Target, budget: Budget) -> list[str]:
     # lazy: each mutmut phase imports only what it runs
     from chunk_contract.transport.targets import TargetError
 
+    # the suite calls the plugin itself
     # lazy: each mutmut phase imports only what it runs
-    from chunk_contract.transport.targets import (
-        load_here as load,  # the suite calls the plugin itself
-    )
+    from chunk_contract.transport.targets import load_here as load
 
     try:
         plugin = load(f"{target.file}:{target.attr}")

@@ -80,10 +80,9 @@ def check(target: str, expected: frozenset[str] = frozenset(),
     """
     from chunk_contract.engine.runner import run  # lazy: Hypothesis
 
+    # the suite calls the plugin itself
     # lazy: each mutmut phase imports only what it runs
-    from chunk_contract.transport.targets import (
-        load_here as load,  # the suite calls the plugin itself
-    )
+    from chunk_contract.transport.targets import load_here as load
 
     budget = budget or current_budget()
     stabilize_generation()
