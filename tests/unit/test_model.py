@@ -385,7 +385,7 @@ def test_byte_exact_is_a_byte_for_byte_comparison(text: str, data: st.DataObject
         if encoded[sb:eb] != chunk.text.encode():
             return False
         s, e = chunk.start, chunk.end
-        if s is None or e is None or not 0 <= s <= e or text[s:e] != chunk.text:
+        if s is None or e is None or not 0 <= s <= e <= len(text) or text[s:e] != chunk.text:
             return True  # no codepoint span that holds the text: no place to agree with
         return sb == len(text[:s].encode())
 
