@@ -15,7 +15,9 @@ Both share one Hypothesis storage folder (its Unicode tables built once) and run
 bytecode cache on (``PYTHONDONTWRITEBYTECODE`` removed), after one untimed warm-up run each, as
 a user's runs do after ``pip install``. CPU is user + system of the process and every process
 it started (``RUSAGE_CHILDREN``), wall the clock; the machine's load average is read before and
-after each pair. Medians go to bench/RESULTS-speed.md, under a heading named by ``--label``;
+after each pair. A ratio is the median of each pair's own ratio (the two commands of a pair run
+back to back, so a host that slows down for a while slows both), with the lowest and highest
+pair's. Medians go to bench/RESULTS-speed.md, under a heading named by ``--label``;
 the sections of earlier labels are kept, so a before and an after sit side by side. Targets
 (idle 2-core machine, fast chunker): contract CPU at most 5x the plain test's, at most 6 s
 wall.
@@ -187,6 +189,15 @@ def _median(samples: list[dict[str, Any]], key: str) -> float:
     return statistics.median(s[key] for s in samples)
 
 
+def _paired(samples: list[dict[str, Any]], key: str) -> str:
+    """The median of each pair's contract / plain ratio of ``key`` (``cpu`` or ``wall``), and
+    the lowest and highest: ``5.1x (4.6-5.8)``."""
+    ratios = sorted(s[f"c_{key}"] / s[f"p_{key}"] for s in samples if s[f"p_{key}"])
+    if not ratios:
+        return "-"
+    return f"{statistics.median(ratios):.1f}x ({ratios[0]:.1f}-{ratios[-1]:.1f})"
+
+
 def _phase_medians(samples: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
     names = list(dict.fromkeys(n for s in samples for n in s["phases"]))
     return {
@@ -204,7 +215,8 @@ def render(rows: list[dict[str, Any]], label: str, repeats: int) -> str:
         f"## {label}",
         "",
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} · {platform.python_version()} · "
-        f"{os.cpu_count()} CPUs · medians of {repeats} alternating repeats · load average "
+        f"{os.cpu_count()} CPUs · medians of {repeats} alternating repeats (ratios: of each "
+        f"pair's, lowest-highest in brackets) · load average "
         f"{min(loads):.2f}-{max(loads):.2f} while measuring (the machine is shared: CPU "
         "figures move little with load, wall figures move with it)",
         "",
@@ -216,8 +228,8 @@ def render(rows: list[dict[str, Any]], label: str, repeats: int) -> str:
         s = row["samples"]
         c_wall, c_cpu = _median(s, "c_wall"), _median(s, "c_cpu")
         p_wall, p_cpu = _median(s, "p_wall"), _median(s, "p_cpu")
-        ratio = f"{c_cpu / p_cpu:.1f}x" if row["plain"] and p_cpu else "-"
-        wall_ratio = f"{c_wall / p_wall:.1f}x" if row["plain"] and p_wall else "-"
+        ratio = _paired(s, "cpu") if row["plain"] else "-"
+        wall_ratio = _paired(s, "wall") if row["plain"] else "-"
         plain_cells = f"{p_wall:.2f} s | {p_cpu:.2f} s" if row["plain"] else "- | -"
         stopped = s[-1]["stopped"] or "no"
         out.append(

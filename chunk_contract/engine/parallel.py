@@ -28,12 +28,20 @@ import random
 import select
 import signal
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, NoReturn
 
 from chunk_contract.containment import framing, reaper
 from chunk_contract.engine import findings, resultcodec
-from chunk_contract.engine.events import Event, Finished, Listener, PhaseClock, Progress, Started
+from chunk_contract.engine.events import (
+    Event,
+    Finished,
+    Listener,
+    PhaseClock,
+    Progress,
+    RunPhase,
+    Started,
+)
 from chunk_contract.engine.results import InvariantResult, PhaseTime, RunResult, RunSettings
 from chunk_contract.engine.runner import run, waiver_findings
 from chunk_contract.spec.registry import registry
@@ -52,6 +60,8 @@ _FAILURE_CHARS = 500
 PROBE_ONLY = ("scales_linearly",)
 #: Processes per CPU that ``--force-jobs`` allows, at most.
 FORCED_PER_CPU = 8
+#: The phases a pool process announces with the examples it plans (shown on the host's line).
+PHASES = frozenset({"seed corpus", "covering schedule", "exploring"})
 
 
 def cpus() -> int:
@@ -93,8 +103,12 @@ def _one(job: tuple[int, RunSettings], plugin: Plugin, fd: int) -> RunResult:
     number, settings = job
 
     def report(event: Event) -> None:
-        if isinstance(event, Progress) and settings.only != PROBE_ONLY:
+        if settings.only == PROBE_ONLY:
+            return
+        if isinstance(event, Progress):
             _send(fd, ["progress", number, event.examples, list(event.violated)])
+        elif isinstance(event, RunPhase) and event.asked is not None and event.name in PHASES:
+            _send(fd, ["planned", number, event.asked, event.name])
 
     return run(plugin, settings, report)
 
@@ -159,7 +173,7 @@ def run_parallel(
     parts = _parts(plugin, settings, jobs, base, share)
     emit(Started(plugin.target, plugin.kind, _active(plugin, settings), base, share * jobs))
     started = time.monotonic()
-    done, stop = _run_pool(plugin, parts, share * jobs, emit)
+    done, stop = _run_pool(plugin, parts, _Tally({k: share for k in range(jobs)}), emit)
     if not done:
         merged = _nothing_back(plugin, settings, base, stop)
     else:
@@ -218,7 +232,7 @@ class _Member:
 
 
 def _run_pool(
-    plugin: Plugin, parts: list[tuple[int, RunSettings]], total: int, emit: Listener
+    plugin: Plugin, parts: list[tuple[int, RunSettings]], tally: _Tally, emit: Listener
 ) -> tuple[list[tuple[int, RunResult]], str]:
     """Runs every part in a contained process: (the results that came back, why it stopped)."""
     members: list[_Member] = []
@@ -227,7 +241,7 @@ def _run_pool(
         with reaper.signals_blocked():
             for part in parts:
                 members.append(_start_member(part, plugin, [m.fd for m in members]))
-        stop = _forward_progress(members, total, emit)
+        stop = _forward_progress(members, tally, emit)
     except reaper.Interrupted as exc:
         stop = exc.reason
     finally:
@@ -269,21 +283,46 @@ def _stop_pool(members: list[_Member], *, wait: bool) -> None:
             os.close(member.fd)
 
 
-def _forward_progress(members: list[_Member], total: int, emit: Listener) -> str:
+@dataclass
+class _Tally:
+    """What the pool processes said so far: the examples each plans (its share, until it says
+    more: the first process adds the seed corpus and the covering schedule) and has checked,
+    and the rules violated. Nothing is shown before the first process's plan is known, so the
+    total on the progress line never grows once examples are counted."""
+
+    planned: dict[int, int]
+    done: dict[int, int] = field(default_factory=dict)
+    violated: dict[str, None] = field(default_factory=dict)
+    phase: str | None = None  # the first process's phase, once it said
+
+    def note(self, message: list[Any], emit: Listener) -> None:
+        """Takes in one checked message of a pool process, then shows the sums."""
+        kind, number, count = message[:3]
+        if kind == "planned":
+            self.planned[number] = count
+            self.phase = message[3] if number == 0 else self.phase
+        else:
+            self.done[number] = count
+            self.violated.update(dict.fromkeys(message[3]))
+        if self.phase is None:
+            return
+        total = sum(self.planned.values())
+        if kind == "planned":
+            emit(RunPhase(self.phase, total))
+        emit(Progress(sum(self.done.values()), total, tuple(self.violated)))
+
+
+def _forward_progress(members: list[_Member], tally: _Tally, emit: Listener) -> str:
     """Reads every process's messages until all have ended, emitting their summed progress;
     why the run stopped, or ""."""
-    counts: dict[int, int] = {}
-    violated: dict[str, None] = {}
     while any(m.open for m in members):
         for member in _readable(members):
             message = _receive(member)
-            if message is not None and message[0] == "progress":
-                counts[message[1]] = message[2]
-                violated.update(dict.fromkeys(message[3]))
-                emit(Progress(sum(counts.values()), total, tuple(violated)))
+            if message is not None:
+                tally.note(message, emit)
         failed = [m for m in members if m.failure]
         if failed:
-            return _died(failed[0].failure, violated)
+            return _died(failed[0].failure, tally.violated)
     return ""
 
 
@@ -315,9 +354,12 @@ def _receive(member: _Member) -> list[Any] | None:
 
 
 def _checked(member: _Member, message: Any) -> list[Any] | None:
-    """A progress message as is; a result or failure recorded on ``member``; else ValueError."""
+    """A progress or plan message as is; a result or failure recorded on ``member``; else
+    ValueError."""
     kind = message[0] if type(message) is list and message else None
-    if kind == "progress" and len(message) == 4 and _progress_shape(message):
+    if kind == "progress" and len(message) == 4 and _progress_shape(message, member.number):
+        return message
+    if kind == "planned" and len(message) == 4 and _plan_shape(message, member.number):
         return message
     if kind == "result" and len(message) == 2:
         member.result = resultcodec.decode_result(message[1])
@@ -328,10 +370,17 @@ def _checked(member: _Member, message: Any) -> list[Any] | None:
     raise ValueError(f"an unknown message: {str(message)[:80]}")
 
 
-def _progress_shape(message: list[Any]) -> bool:
+def _progress_shape(message: list[Any], sender: int) -> bool:
     _, number, examples, found = message
-    return (type(number) is int and type(examples) is int and type(found) is list
-            and all(type(x) is str for x in found))
+    return (number == sender and type(number) is int and type(examples) is int
+            and type(found) is list and all(type(x) is str for x in found))
+
+
+def _plan_shape(message: list[Any], sender: int) -> bool:
+    """``["planned", its own number, examples >= 0, the name of a phase it announces]``."""
+    _, number, asked, phase = message
+    return (number == sender and type(number) is int and type(asked) is int and asked >= 0
+            and type(phase) is str and phase in PHASES)
 
 
 def _died(failure: str, violated: dict[str, None]) -> str:

@@ -757,17 +757,28 @@ def _plain_dict_columns(chunks: list[dict[Any, Any]]) -> dict[str, list[Any]] | 
     keys = set().union(*chunks)
     if any(type(key) is not str for key in keys):
         return None
-    columns = {name: [chunk.get(name) for chunk in chunks]
-               for name in CHUNK_FIELDS if name in keys}
+    columns = {name: _column(chunks, name) for name in CHUNK_FIELDS if name in keys}
     if "text" not in columns or not all(_plain_column(n, c) for n, c in columns.items()):
         return None
     columns = {n: c for n, c in columns.items() if c.count(None) < len(c)}
     if "section" in columns:
         columns["section"] = [None if v is None else list(v) for v in columns["section"]]
     offsets = [columns[n] for n in _WIRE_ORDER if n in _OFFSET_FIELDS and n in columns]
-    columns["bare"] = [row.count(None) == len(offsets) for row in zip(*offsets)] if offsets \
-        else [True] * len(chunks)
+    if not offsets:
+        columns["bare"] = [True] * len(chunks)
+    elif not any(None in column for column in offsets):
+        columns["bare"] = [False] * len(chunks)  # every chunk has offsets (the common case)
+    else:
+        columns["bare"] = [row.count(None) == len(offsets) for row in zip(*offsets)]
     return columns
+
+
+def _column(chunks: list[dict[str, Any]], name: str) -> list[Any]:
+    """Every chunk's ``name`` (None where a chunk lacks it), in a C loop when all have it."""
+    try:
+        return list(map(operator.itemgetter(name), chunks))
+    except KeyError:
+        return [chunk.get(name) for chunk in chunks]
 
 
 def checked_columns(columns: Any) -> list[Chunk]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from chunk_contract.engine.parallel import jobs_from, run_parallel
-from chunk_contract.engine.runner import Event, Progress, RunSettings, Started, run
+from chunk_contract.engine.runner import Event, Progress, RunPhase, RunSettings, Started, run
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFECTS = ROOT / "tests" / "defects" / "chunkers.py"
@@ -61,6 +61,19 @@ def test_progress_is_summed_over_the_processes() -> None:
     progress = [e.examples for e in events if isinstance(e, Progress)]
     assert progress and max(progress) == result.examples == 200
     assert progress == sorted(progress)
+
+
+def test_a_parallel_runs_total_is_known_before_its_first_example() -> None:
+    """The first process's seed corpus and covering schedule count in the total from the
+    start, as in a serial run: the progress line's total does not grow as they are played."""
+    events: list[Event] = []
+    result = run_parallel(str(ROOT / "bench" / "trivial.py") + ":split",
+                          _settings(max_examples=40, skip=("scales_linearly",)), 2, events.append)
+    shown = [e for e in events if isinstance(e, (Progress, RunPhase))]
+    assert isinstance(shown[0], RunPhase)
+    assert {e.asked for e in shown if isinstance(e, RunPhase)} == {result.examples_asked}
+    assert {e.max_examples for e in shown if isinstance(e, Progress)} == {result.examples_asked}
+    assert result.examples_asked > 40  # the corpus and the schedule are in it
 
 
 def test_one_job_is_the_serial_run() -> None:

@@ -14,6 +14,7 @@ from chunk_contract import exactjson
 from chunk_contract.containment import framing
 from chunk_contract.diagnosis.base import Diagnosis
 from chunk_contract.engine import parallel, resultcodec
+from chunk_contract.engine.events import Progress, RunPhase
 from chunk_contract.engine.health import Finding
 from chunk_contract.engine.results import (
     Counterexample,
@@ -87,8 +88,15 @@ def test_a_pool_process_that_sends_garbage_is_its_failure() -> None:
     """A malformed frame, a pickle, or a frame of another shape: the member failed, and
     nothing was unpickled or run."""
     exit_zero = b"\x80\x04\x95\x13" + bytes(4) + b"\x8c\x02os\x8c\x05_exit\x93K\x00\x85R."
-    for data in (exit_zero, framing.HEADER.pack(framing.MAGIC, 1, 4) + b"[1]x",
-                 _frame(["result", ["c", "Popen", {}]]), _frame(["progress", "x"])):
+    garbage = (
+        exit_zero, framing.HEADER.pack(framing.MAGIC, 1, 4) + b"[1]x",
+        _frame(["result", ["c", "Popen", {}]]), _frame(["progress", "x"]),
+        # a plan: for another process, of a negative count, or of a phase the host does not show
+        _frame(["progress", 1, 3, []]), _frame(["planned", 1, 300, "exploring"]),
+        _frame(["planned", 0, -1, "exploring"]), _frame(["planned", 0, 9, "\x1b[2Jgreen"]),
+        _frame(["planned", 0, 9, ["exploring"]]), _frame(["planned", True, 9, "exploring"]),
+    )
+    for data in garbage:
         read, write = os.pipe()
         os.write(write, data)
         os.close(write)
@@ -113,6 +121,25 @@ def test_a_pool_process_progress_and_result_are_read() -> None:
         assert parallel._receive(member) is None and not member.open and not member.failure
     finally:
         os.close(read)
+
+
+def test_a_parallel_runs_total_is_shown_once_the_first_process_planned_it() -> None:
+    """The first process plays the seed corpus and the covering schedule besides its share:
+    until it says how many examples that makes, nothing is shown, so the total on the
+    progress line does not grow under examples already counted."""
+    shown: list[Any] = []
+    tally = parallel._Tally({0: 100, 1: 100})
+    tally.note(["planned", 1, 100, "exploring"], shown.append)
+    tally.note(["progress", 1, 10, []], shown.append)
+    assert shown == []
+    tally.note(["planned", 0, 281, "seed corpus"], shown.append)
+    tally.note(["progress", 0, 20, ["ordered"]], shown.append)
+    tally.note(["planned", 0, 281, "exploring"], shown.append)
+    assert shown == [
+        RunPhase("seed corpus", 381), Progress(10, 381, ()),
+        Progress(30, 381, ("ordered",)),
+        RunPhase("exploring", 381), Progress(30, 381, ("ordered",)),
+    ]
 
 
 def _frame(message: Any) -> bytes:

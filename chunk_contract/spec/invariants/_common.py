@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
+from typing import Any
 
 from chunk_contract.spec.model import Case, Chunk, plural
 from chunk_contract.spec.placement import (
@@ -55,10 +56,11 @@ def partly_reported(case: Case, fields: Sequence[str]) -> list[Chunk]:
     for some chunks and not others, the ones without are its lost offsets, which placing them
     (or skipping their check) would hide.
     """
-    reported = attrgetter(*fields)  # of one field: the value; of several: a tuple
+    reported: list[Any] = list(map(attrgetter(*fields), case.chunks))  # several fields: tuples
     nothing = (None,) * len(fields) if len(fields) > 1 else None
-    without = [c for c in case.chunks if reported(c) == nothing]
-    return without if 0 < len(without) < len(case.chunks) else []
+    if reported.count(nothing) in (0, len(reported)):  # (the common case, at C speed)
+        return []
+    return [c for c, values in zip(case.chunks, reported) if values == nothing]
 
 
 def partly_reported_message(case: Case, what: str, without: Sequence[Chunk]) -> str:
