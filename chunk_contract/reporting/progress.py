@@ -56,8 +56,10 @@ def interactive(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
 
 
 def duration(seconds: float) -> str:
-    """``42 s``, ``3 min 05 s``, ``1 h 02 min``."""
-    seconds = max(0, round(seconds))
+    """``under 1 s``, ``42 s``, ``3 min 05 s``, ``1 h 02 min``."""
+    if seconds < 0.5:
+        return "under 1 s"  # (a fast run's last examples are not "0 s left")
+    seconds = round(seconds)
     if seconds < 60:
         return f"{seconds} s"
     minutes, secs = divmod(seconds, 60)

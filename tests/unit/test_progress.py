@@ -123,7 +123,9 @@ def test_interactive_needs_a_terminal_outside_ci(
 
 
 @pytest.mark.parametrize(
-    ("seconds", "text"), [(0.4, "0 s"), (42, "42 s"), (185, "3 min 05 s"), (3720, "1 h 02 min")]
+    ("seconds", "text"),
+    [(0.0, "under 1 s"), (0.4, "under 1 s"), (0.6, "1 s"), (42, "42 s"), (185, "3 min 05 s"),
+     (3720, "1 h 02 min")],
 )
 def test_durations_read_as_people_write_them(seconds: float, text: str) -> None:
     assert duration(seconds) == text
