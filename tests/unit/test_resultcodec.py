@@ -91,7 +91,7 @@ def test_a_pool_process_that_sends_garbage_is_its_failure() -> None:
     garbage = (
         exit_zero, framing.HEADER.pack(framing.MAGIC, 1, 4) + b"[1]x",
         _frame(["result", ["c", "Popen", {}]]), _frame(["progress", "x"]),
-        # a plan: for another process, of a negative count, or of a phase the host does not show
+        # progress or a plan for another process, a negative plan, a phase the host does not show
         _frame(["progress", 1, 3, []]), _frame(["planned", 1, 300, "exploring"]),
         _frame(["planned", 0, -1, "exploring"]), _frame(["planned", 0, 9, "\x1b[2Jgreen"]),
         _frame(["planned", 0, 9, ["exploring"]]), _frame(["planned", True, 9, "exploring"]),
