@@ -81,9 +81,14 @@ print("shipped:", chunk_contract.__file__, chunk_contract.SPEC_VERSION)
 @nox.session
 def package(session: nox.Session) -> None:
     """Build the sdist and the wheel (the wheel from the sdist), install the wheel into a fresh
-    virtual environment outside the checkout, and run the contract from there."""
+    virtual environment outside the checkout, and run the contract from there (the folder is
+    removed afterwards, whatever happened)."""
     session.install("build")
-    outside = Path(tempfile.mkdtemp(prefix="chunk-contract-package-"))
+    with tempfile.TemporaryDirectory(prefix="chunk-contract-package-") as folder:
+        _try_the_wheel(session, Path(folder))
+
+
+def _try_the_wheel(session: nox.Session, outside: Path) -> None:
     dist = outside / "dist"
     session.run("python", "-m", "build", "--outdir", str(dist), ".")
     wheel = next(dist.glob("chunk_contract-*.whl"))
