@@ -17,7 +17,10 @@ a user's runs do after ``pip install``. CPU is user + system of the process and 
 it started (``RUSAGE_CHILDREN``), wall the clock; the machine's load average is read before and
 after each pair. A ratio is the median of each pair's own ratio (the two commands of a pair run
 back to back, so a host that slows down for a while slows both), with the lowest and highest
-pair's. Medians go to bench/RESULTS-speed.md, under a heading named by ``--label``;
+pair's. The gate-only ratio leaves out of the contract run the CPU of the processes the
+plugin ran in (the worker and the fresh interpreter, from the report's ``total_time``): what
+the gate itself costs, apart from what the chunker takes on the run's larger documents.
+Medians go to bench/RESULTS-speed.md, under a heading named by ``--label``;
 the sections of earlier labels are kept, so a before and an after sit side by side. Targets
 (idle 2-core machine, fast chunker): contract CPU at most 5x the plain test's, at most 6 s
 wall.
@@ -176,6 +179,7 @@ def _measure_all(repeats: int, only: set[str] | None, slow: bool) -> list[dict[s
                 samples.append({
                     "c_wall": c_wall, "c_cpu": c_cpu, "p_wall": p_wall, "p_cpu": p_cpu,
                     "examples": examples, "phases": report.get("phases", {}),
+                    "c_plugin": (report.get("total_time") or {}).get("plugin_cpu", 0.0),
                     "exit": report["exit"], "stopped": report.get("stopped_early"),
                     "load": (load, os.getloadavg()[0]),
                 })
@@ -198,12 +202,20 @@ def _paired(samples: list[dict[str, Any]], key: str) -> str:
     return f"{statistics.median(ratios):.1f}x ({ratios[0]:.1f}-{ratios[-1]:.1f})"
 
 
-def _phase_medians(samples: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+def _gate_only(samples: list[dict[str, Any]]) -> str:
+    """The paired CPU ratio with the plugin's processes left out of the contract run (the
+    worker's and the fresh interpreter's CPU, from the report's ``total_time``): what the gate
+    itself costs, whatever the chunker takes on the run's larger documents."""
+    gate = [{**s, "c_cpu": s["c_cpu"] - s["c_plugin"]} for s in samples]
+    return _paired(gate, "cpu")
+
+
+def _phase_medians(samples: list[dict[str, Any]]) -> dict[str, tuple[float, float, float]]:
     names = list(dict.fromkeys(n for s in samples for n in s["phases"]))
     return {
-        name: (
-            statistics.median(s["phases"].get(name, {}).get("wall", 0.0) for s in samples),
-            statistics.median(s["phases"].get(name, {}).get("cpu", 0.0) for s in samples),
+        name: tuple(
+            statistics.median(s["phases"].get(name, {}).get(key, 0.0) for s in samples)
+            for key in ("wall", "cpu", "plugin_cpu")
         )
         for name in names
     }
@@ -220,26 +232,29 @@ def render(rows: list[dict[str, Any]], label: str, repeats: int) -> str:
         f"{min(loads):.2f}-{max(loads):.2f} while measuring (the machine is shared: CPU "
         "figures move little with load, wall figures move with it)",
         "",
-        "| chunker | examples | contract wall | contract CPU | plain wall | plain CPU "
-        "| CPU ratio | wall ratio | exit | stopped early |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| chunker | examples | contract wall | contract CPU | of which plugin | plain wall "
+        "| plain CPU | CPU ratio | gate-only CPU ratio | wall ratio | exit | stopped early |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         s = row["samples"]
         c_wall, c_cpu = _median(s, "c_wall"), _median(s, "c_cpu")
         p_wall, p_cpu = _median(s, "p_wall"), _median(s, "p_cpu")
         ratio = _paired(s, "cpu") if row["plain"] else "-"
+        gate = _gate_only(s) if row["plain"] else "-"
         wall_ratio = _paired(s, "wall") if row["plain"] else "-"
         plain_cells = f"{p_wall:.2f} s | {p_cpu:.2f} s" if row["plain"] else "- | -"
         stopped = s[-1]["stopped"] or "no"
         out.append(
             f"| {row['name']} | {s[-1]['examples']} | {c_wall:.2f} s | {c_cpu:.2f} s | "
-            f"{plain_cells} | {ratio} | {wall_ratio} | {s[-1]['exit']} | {stopped} |"
+            f"{_median(s, 'c_plugin'):.2f} s | {plain_cells} | {ratio} | {gate} | {wall_ratio} | "
+            f"{s[-1]['exit']} | {stopped} |"
         )
-    out += ["", "Per phase (median wall / CPU, seconds, from the JSON report's `phases`):", ""]
+    out += ["", "Per phase (median wall / CPU / of which the plugin's processes, seconds, from "
+            "the JSON report's `phases`):", ""]
     for row in rows:
         phases = _phase_medians(row["samples"])
-        cells = ", ".join(f"{n} {w:.2f}/{c:.2f}" for n, (w, c) in phases.items())
+        cells = ", ".join(f"{n} {w:.2f}/{c:.2f}/{p:.2f}" for n, (w, c, p) in phases.items())
         out.append(f"- {row['name']}: {cells or '(no phases reported)'}")
     return "\n".join(out) + "\n"
 

@@ -89,7 +89,14 @@ def tree_cpu_seconds() -> float:
     workers together, whether a worker was restarted in between or not. Only registered
     children are read, never the whole process table: a shared machine has hundreds."""
     own = os.times()
-    seconds = own.user + own.system + own.children_user + own.children_system
+    return own.user + own.system + started_cpu_seconds(own)
+
+
+def started_cpu_seconds(own: os.times_result | None = None) -> float:
+    """The part of :func:`tree_cpu_seconds` that is not this process's own: the children it
+    reaped and every registered live child (``own``: a reading of ``os.times`` to use)."""
+    own = own or os.times()
+    seconds = own.children_user + own.children_system
     return seconds + procs.ticks_to_seconds(sum(procs.cpu_ticks(pid) for pid in list(_GROUPS)))
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from chunk_contract.containment.reaper import tree_cpu_seconds
+from chunk_contract.containment.reaper import started_cpu_seconds, tree_cpu_seconds
 from chunk_contract.engine.results import PhaseTime, RunResult
 
 __all__ = [
@@ -76,21 +76,25 @@ class PhaseClock:
 
     ``with clock.phase("exploration"): ...`` charges what the block took to that phase (a
     phase entered twice adds up). CPU time is the host's and its whole process tree's
-    (:func:`chunk_contract.containment.reaper.tree_cpu_seconds`), so a worker's calls count too.
+    (:func:`chunk_contract.containment.reaper.tree_cpu_seconds`), so a worker's calls count too;
+    ``plugin_cpu`` reads the part spent in the processes the host started
+    (:func:`chunk_contract.containment.reaper.started_cpu_seconds`), kept apart in each phase.
     """
 
     def __init__(
         self,
         *,
         cpu: Callable[[], float] = tree_cpu_seconds,
+        plugin_cpu: Callable[[], float] = started_cpu_seconds,
         wall: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._cpu, self._wall = cpu, wall
-        self._start = PhaseTime(wall(), cpu())
+        self._cpu, self._plugin_cpu, self._wall = cpu, plugin_cpu, wall
+        self._start = self._now()
         self.phases: dict[str, PhaseTime] = {}
 
     def _now(self) -> PhaseTime:
-        return PhaseTime(self._wall(), self._cpu())
+        plugin = self._plugin_cpu()  # first: the tree's reading, later, holds at least as much
+        return PhaseTime(self._wall(), self._cpu(), plugin)
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -99,11 +103,17 @@ class PhaseClock:
         try:
             yield
         finally:
-            after = self._now()
-            spent = PhaseTime(after.wall - before.wall, max(0.0, after.cpu - before.cpu))
+            spent = _between(before, self._now())
             self.phases[name] = self.phases.get(name, PhaseTime()) + spent
 
     def total(self) -> PhaseTime:
         """The time since the clock was made."""
-        now = self._now()
-        return PhaseTime(now.wall - self._start.wall, max(0.0, now.cpu - self._start.cpu))
+        return _between(self._start, self._now())
+
+
+def _between(before: PhaseTime, after: PhaseTime) -> PhaseTime:
+    """The time from reading ``before`` to reading ``after`` (the started processes' CPU never
+    more than the whole tree's: the readings are a few microseconds apart)."""
+    cpu = max(0.0, after.cpu - before.cpu)
+    plugin = min(cpu, max(0.0, after.plugin_cpu - before.plugin_cpu))
+    return PhaseTime(after.wall - before.wall, cpu, plugin)

@@ -181,7 +181,7 @@ def run_parallel(
                        examples=sum(r.examples for k, r in done if k < jobs),
                        asked=sum(r.examples_asked for k, r in done if k < jobs))
     merged.elapsed = time.monotonic() - started
-    merged.total_time = clock.total()  # the processes' phases overlap: their walls add up to more
+    merged.total_time = _total(clock.total(), [r for _, r in done])
     merged.interrupted, merged.interrupted_reason = bool(stop), stop
     if settings.baseline is not None:
         findings.compare(merged, findings.load_baseline(settings.baseline))
@@ -430,6 +430,14 @@ def merge(
         health=_health(results, verdicts, settings),
         phases=_phases(results),
     )
+
+
+def _total(spent: PhaseTime, results: list[RunResult]) -> PhaseTime:
+    """The whole command's time (the processes' phases overlap: their walls add up to more).
+    The processes this one started are engines, not the plugin: the plugin's share is what
+    each process's own clock charged to the processes it started in turn."""
+    plugin = sum(r.total_time.plugin_cpu for r in results if type(r.total_time) is PhaseTime)
+    return PhaseTime(spent.wall, spent.cpu, min(spent.cpu, max(0.0, plugin)))
 
 
 def _phases(results: list[RunResult]) -> dict[str, PhaseTime]:

@@ -214,21 +214,32 @@ class InvariantResult:
 class PhaseTime:
     """Where a phase of a run (or the whole run) spent its time, in seconds: ``wall`` on the
     clock, ``cpu`` user + system of the host and every process it started (the worker, an
-    ``exec:`` child, the fresh interpreter)."""
+    ``exec:`` child, the fresh interpreter), and ``plugin_cpu`` the part of ``cpu`` spent in
+    those started processes: the plugin's calls and the worker code around them (reading the
+    request, encoding the reply). ``cpu - plugin_cpu`` is the gate's own work in the host:
+    generating, checking, reporting. An ``http(s)://`` service's CPU is in neither."""
 
     wall: float = 0.0
     cpu: float = 0.0
+    plugin_cpu: float = 0.0
 
     def __post_init__(self) -> None:
-        for value in (self.wall, self.cpu):
+        for value in (self.wall, self.cpu, self.plugin_cpu):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise TypeError(f"a phase's time is a number of seconds, got {value!r}")
 
     def __add__(self, other: PhaseTime) -> PhaseTime:
-        return PhaseTime(self.wall + other.wall, self.cpu + other.cpu)
+        return PhaseTime(self.wall + other.wall, self.cpu + other.cpu,
+                         self.plugin_cpu + other.plugin_cpu)
+
+    @property
+    def host_cpu(self) -> float:
+        """The CPU seconds of the host process itself: ``cpu`` less ``plugin_cpu``."""
+        return max(0.0, self.cpu - self.plugin_cpu)
 
     def as_dict(self) -> dict[str, float]:
-        return {"wall": round(self.wall, 3), "cpu": round(self.cpu, 3)}
+        return {"wall": round(self.wall, 3), "cpu": round(self.cpu, 3),
+                "plugin_cpu": round(self.plugin_cpu, 3)}
 
 
 @dataclass

@@ -189,13 +189,15 @@ def render(
 
 
 def phase_lines(result: RunResult) -> list[str]:
-    """Wall and CPU seconds of each phase (CPU: the host and every process it started)."""
+    """Wall and CPU seconds of each phase (CPU: the host and every process it started, then
+    the part of it in the processes the plugin ran in)."""
     if result.total_time is None:
         return []
     rows = [*result.phases.items(), ("total", result.total_time)]
     width = max(len(name) for name, _ in rows)
-    lines = ["time (wall / CPU of the host and its workers):"]
-    lines += [f"  {name:<{width}}  {spent.wall:7.2f} s  {spent.cpu:7.2f} s" for name, spent in rows]
+    lines = ["time (wall / CPU of the host and its workers / of which the plugin's processes):"]
+    lines += [f"  {name:<{width}}  {t.wall:7.2f} s  {t.cpu:7.2f} s  {t.plugin_cpu:7.2f} s"
+              for name, t in rows]
     return lines
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from chunk_contract.engine.parallel import jobs_from, run_parallel
+from chunk_contract.engine.results import PhaseTime
 from chunk_contract.engine.runner import Event, Progress, RunPhase, RunSettings, Started, run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +62,17 @@ def test_progress_is_summed_over_the_processes() -> None:
     progress = [e.examples for e in events if isinstance(e, Progress)]
     assert progress and max(progress) == result.examples == 200
     assert progress == sorted(progress)
+
+
+def test_a_parallel_runs_plugin_share_is_its_workers_not_its_processes() -> None:
+    """The command's processes are engines: what the plugin's processes took is what each
+    charged to its own workers, not everything the command started."""
+    result = run_parallel(str(ROOT / "bench" / "trivial.py") + ":split",
+                          _settings(max_examples=60, skip=("scales_linearly",)), 2)
+    summed = sum(result.phases.values(), PhaseTime())
+    assert result.total_time is not None and summed.plugin_cpu > 0
+    assert abs(result.total_time.plugin_cpu - summed.plugin_cpu) <= 0.1 + 0.05 * summed.cpu
+    assert result.total_time.host_cpu >= summed.host_cpu - 0.1 - 0.05 * summed.cpu
 
 
 def test_a_parallel_runs_total_is_known_before_its_first_example() -> None:

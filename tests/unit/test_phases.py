@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from chunk_contract.containment import reaper
-from chunk_contract.containment.reaper import tree_cpu_seconds
+from chunk_contract.containment.reaper import started_cpu_seconds, tree_cpu_seconds
 from chunk_contract.engine.events import Event, PhaseClock, RunPhase
-from chunk_contract.engine.results import PhaseTime
+from chunk_contract.engine.results import PhaseTime, RunResult
 from chunk_contract.engine.runner import RunSettings, run
 from chunk_contract.reporting.json_report import report_json
 from chunk_contract.reporting.text import render
@@ -38,20 +39,48 @@ class Ticks:
 
 
 def test_a_phase_is_charged_what_its_block_took_and_repeats_add_up() -> None:
-    wall, cpu = Ticks(), Ticks()
-    clock = PhaseClock(cpu=cpu, wall=wall)
+    wall, cpu, plugin = Ticks(), Ticks(), Ticks()
+    clock = PhaseClock(cpu=cpu, plugin_cpu=plugin, wall=wall)
     with clock.phase("exploration"):
-        wall.now, cpu.now = 2.0, 1.0
-    wall.now, cpu.now = 3.0, 1.5  # between phases: in the total, in no phase
+        wall.now, cpu.now, plugin.now = 2.0, 1.0, 0.25
+    wall.now, cpu.now, plugin.now = 3.0, 1.5, 0.5  # between phases: in the total, in no phase
     with clock.phase("exploration"):
-        wall.now, cpu.now = 4.0, 2.0
-    assert clock.phases == {"exploration": PhaseTime(3.0, 1.5)}
-    assert clock.total() == PhaseTime(4.0, 2.0)
+        wall.now, cpu.now, plugin.now = 4.0, 2.0, 1.0
+    assert clock.phases == {"exploration": PhaseTime(3.0, 1.5, 0.75)}
+    assert clock.total() == PhaseTime(4.0, 2.0, 1.0)
+    assert clock.total().host_cpu == 1.0
+
+
+def test_the_plugins_share_of_a_phase_is_never_more_than_the_phase() -> None:
+    """The started processes are read a moment before the whole tree: a tick that lands in
+    between must not make the plugin's share larger than the phase's CPU, nor negative."""
+    wall, cpu, plugin = Ticks(), Ticks(), Ticks()
+    clock = PhaseClock(cpu=cpu, plugin_cpu=plugin, wall=wall)
+    with clock.phase("scaling probe"):
+        cpu.now, plugin.now = 0.5, 0.51
+    with clock.phase("wrap-up"):
+        plugin.now = 0.4  # a reaped child read once live, once reaped: a tick less
+    assert clock.phases["scaling probe"] == PhaseTime(0.0, 0.5, 0.5)
+    assert clock.phases["wrap-up"] == PhaseTime(0.0, 0.0, 0.0)
+
+
+def test_a_parallel_runs_plugin_share_is_summed_from_its_processes() -> None:
+    """The processes of ``-n`` are the host's children, but engines: the plugin's share of the
+    whole command is what their own clocks charged to their workers, checked as it crossed."""
+    from chunk_contract.engine.parallel import _total
+
+    def ran(spent: PhaseTime | None) -> RunResult:
+        return RunResult("t.py:split", "text", 1, 0, [], 0.0, RunSettings(), total_time=spent)
+
+    results = [ran(PhaseTime(2.0, 1.5, 0.5)), ran(PhaseTime(2.0, 1.5, 0.75)), ran(None)]
+    assert _total(PhaseTime(2.5, 3.5, 3.0), results) == PhaseTime(2.5, 3.5, 1.25)
+    assert _total(PhaseTime(2.5, 3.5, 3.0), [ran(PhaseTime(1.0, 1.0, -9.0))]).plugin_cpu == 0
+    assert _total(PhaseTime(2.5, 1.0, 1.0), [ran(PhaseTime(1.0, 9.0, 9.0))]).plugin_cpu == 1.0
 
 
 def test_a_phase_that_raises_is_still_charged() -> None:
     wall, cpu = Ticks(), Ticks()
-    clock = PhaseClock(cpu=cpu, wall=wall)
+    clock = PhaseClock(cpu=cpu, plugin_cpu=Ticks(), wall=wall)
     with pytest.raises(KeyboardInterrupt), clock.phase("shrinking"):
         wall.now = 5.0
         raise KeyboardInterrupt
@@ -80,6 +109,35 @@ def test_the_tree_clock_counts_a_live_child() -> None:
         reaper.unregister(child.pid)
         child.communicate("", timeout=60)
     assert during - before >= 0.3
+
+
+def test_the_started_processes_clock_counts_a_live_child_and_not_the_host() -> None:
+    """The plugin's share is what the host's children spent, live or reaped: the host's own
+    work is not in it, a registered child's is."""
+    burn = (
+        "import sys, time\n"
+        "start = time.process_time()\n"
+        "while time.process_time() - start < 0.3: pass\n"
+        "print('done', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    before = started_cpu_seconds()
+    start = time.process_time()
+    while time.process_time() - start < 0.3:  # the host's own work
+        pass
+    assert started_cpu_seconds() - before < 0.1
+    child = subprocess.Popen([sys.executable, "-c", burn], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    reaper.register(child.pid, "test child")
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline() == "done\n"
+        during = started_cpu_seconds()
+    finally:
+        reaper.unregister(child.pid)
+        child.communicate("", timeout=60)
+    assert during - before >= 0.3
+    assert started_cpu_seconds() - before >= 0.3  # reaped now: still counted
 
 
 @pytest.fixture(scope="module")
@@ -112,14 +170,19 @@ def test_a_run_reports_its_phases_and_they_add_up_to_its_total(result) -> None: 
     assert abs(result.total_time.wall - summed.wall) <= 0.25 + 0.05 * result.total_time.wall
     # CPU is read in clock ticks per process (10 ms each): a few ticks either way.
     assert abs(result.total_time.cpu - summed.cpu) <= 0.1 + 0.05 * result.total_time.cpu
+    assert abs(result.total_time.plugin_cpu - summed.plugin_cpu) <= 0.1 + 0.05 * summed.cpu
     assert result.phases["exploration"].cpu > 0
+    # the worker's start is in the run: the fresh interpreter is a process of the plugin's only
+    rerun = result.phases["fresh-interpreter rerun"]
+    assert 0 < rerun.plugin_cpu <= rerun.cpu
+    assert all(0 <= spent.plugin_cpu <= spent.cpu for spent in result.phases.values())
 
 
 def test_the_json_report_has_the_phases(result) -> None:  # type: ignore[no-untyped-def]
     report = json.loads(json.dumps(report_json(result)))
     assert set(report["phases"]) == set(result.phases)
-    assert set(report["phases"]["exploration"]) == {"wall", "cpu"}
-    assert set(report["total_time"]) == {"wall", "cpu"}
+    assert set(report["phases"]["exploration"]) == {"wall", "cpu", "plugin_cpu"}
+    assert set(report["total_time"]) == {"wall", "cpu", "plugin_cpu"}
 
 
 def test_verbose_text_shows_each_phase_and_quiet_text_does_not(result) -> None:  # type: ignore[no-untyped-def]

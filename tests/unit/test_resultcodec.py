@@ -40,7 +40,7 @@ def _result() -> RunResult:
         "t.py:split", "text", 7, 4, results, 1.25, settings, examples_asked=5,
         stopped_early="budget", coverage=Coverage(3, 4, {"ending": (1, 2)}, ("a:b:c",)),
         health=[Finding("check", "warning", "what", "why", "fix")],
-        phases={"exploration": PhaseTime(1.5, 0.75)}, total_time=PhaseTime(2.0, 1.0),
+        phases={"exploration": PhaseTime(1.5, 0.75, 0.25)}, total_time=PhaseTime(2.0, 1.0, 0.5),
     )
 
 
@@ -70,8 +70,13 @@ def test_anything_but_a_run_result_is_refused(tree: Any) -> None:
         resultcodec.decode_result(_through_json(tree))
 
 
-def test_a_phase_time_that_is_no_number_is_refused() -> None:
-    tree = ["c", "PhaseTime", {"wall": "1; rm -rf /", "cpu": 0.0}]
+@pytest.mark.parametrize("fields", [
+    {"wall": "1; rm -rf /", "cpu": 0.0, "plugin_cpu": 0.0},
+    {"wall": 1.0, "cpu": 0.0, "plugin_cpu": ["l", [0.5]]},
+    {"wall": 1.0, "cpu": 0.0, "plugin_cpu": True},
+])
+def test_a_phase_time_that_is_no_number_is_refused(fields: dict[str, Any]) -> None:
+    tree = ["c", "PhaseTime", fields]
     with pytest.raises(TypeError):
         resultcodec.decode(_through_json(tree))
 
