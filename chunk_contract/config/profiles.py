@@ -58,7 +58,7 @@ PROFILES: dict[str, Profile] = {
         False,
         5.0,
         3.0,
-        "a pre-commit hook of about 2 s: the seed corpus, the whole covering schedule and a "
+        "a pre-commit hook of 1 to 1.6 s: the seed corpus, the whole covering schedule and a "
         "few generated examples; the scaling probe and the long search are left to CI",
         probe=False,
     ),

@@ -93,7 +93,7 @@ class PhaseClock:
         self.phases: dict[str, PhaseTime] = {}
 
     def _now(self) -> PhaseTime:
-        plugin = self._plugin_cpu()  # first: the tree's reading, later, holds at least as much
+        plugin = self._plugin_cpu()  # first: the tree, read a moment later, holds all of it
         return PhaseTime(self._wall(), self._cpu(), plugin)
 
     @contextmanager

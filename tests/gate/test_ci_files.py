@@ -66,7 +66,7 @@ def test_pre_commit_hooks_run_valid_commands() -> None:
         assert words[0] == "chunk-contract"
         args = build_parser().parse_args(words[1:])  # flags the CLI really has
         assert args.command == "run" and args.target is None
-        assert args.profile == "quick"  # about 2 s a commit; CI runs the rest
+        assert args.profile == "quick"  # 1 to 1.6 s a commit; CI runs the rest
 
 
 def _step(name: str) -> dict[str, Any]:
