@@ -130,6 +130,59 @@ def test_the_reference_lists_every_flag_invariant_key_and_adapter() -> None:
     assert [a.name for a in ADAPTERS if f"`{a.name}`" not in pages["adapters.md"]] == []
 
 
+#: The keys of SPEC §7's own example: everything else the JSON report writes is an extension.
+SPEC_KEYS = {"version", "target", "passed", "invariants", "id", "status", "examples",
+             "counterexample", "document", "config", "max_size", "overlap", "message", "chunks",
+             "reproducer"}
+
+
+def _keys(tree: object) -> set[str]:
+    if isinstance(tree, dict):
+        return set(tree) | {k for value in tree.values() for k in _keys(value)}
+    return {k for item in tree for k in _keys(item)} if isinstance(tree, list) else set()
+
+
+def test_the_report_guide_lists_every_extension_key_of_the_json_report() -> None:
+    """A report with every optional part (a baseline, a waiver, a signal, a cut chunk list, a
+    diagnosis) writes no key that is neither SPEC §7's nor listed in the report guide."""
+    from chunk_contract.diagnosis.base import Diagnosis
+    from chunk_contract.engine.findings import BaselineEntry
+    from chunk_contract.engine.health import Finding
+    from chunk_contract.engine.results import (
+        Counterexample,
+        InvariantResult,
+        PhaseTime,
+        RunResult,
+        RunSettings,
+    )
+    from chunk_contract.generation.strategies.coverage import Coverage
+    from chunk_contract.reporting.json_report import report_json
+    from chunk_contract.spec.model import Config
+
+    found = Counterexample("no_lost_text", "x y", Config(3, 1), ["lost 'y'"],
+                           [{"text": "x" * 2**20, "start": 0, "end": 1}] * 2, shrunk=True,
+                           offending=[0], diagnosis=Diagnosis("p", "cause", "fix", "evidence"),
+                           follows_from="ordered", baseline="new", replayed_from="r.json")
+    results = [InvariantResult("no_lost_text", "violated", 4, found),
+               InvariantResult("ordered", "waived", 4, found, reason="known"),
+               InvariantResult("non_empty", "skipped", 0, reason="why")]
+    result = RunResult(
+        "t.py:split", "text", 7, 4, results, 1.25, RunSettings(baseline=Path("b.json")),
+        examples_asked=5, stopped_early="budget", coverage=Coverage(3, 4, {"f": (1, 2)}, ()),
+        health=[Finding("check", "warning", "what", "why", "fix")],
+        phases={"exploration": PhaseTime(1.5, 0.75, 0.25)}, total_time=PhaseTime(2.0, 1.0, 0.5),
+        fixed=[BaselineEntry("t.py:split", "ordered", "cause", "message")],
+        interrupted=True, interrupted_reason="SIGTERM",
+    )
+    report = report_json(result)
+    assert "chunks_truncated" in report["invariants"][0]["counterexample"]  # the cut was made
+    guide = (ROOT / "docs" / "how-to" / "read-a-report.md").read_text(encoding="utf-8")
+    data = {"exploration", "f", "text", "start", "end"}  # a phase, a factor, a chunk's fields
+    extensions = sorted(_keys(report) - SPEC_KEYS - data)
+    missing = [k for k in extensions if f"`{k}`" not in guide]
+    assert extensions and missing == [], missing
+
+
 def _quick_start() -> list[str]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- quickstart -->", 1)[1].split("<!-- /quickstart -->", 1)[0]
