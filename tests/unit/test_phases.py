@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -87,55 +89,51 @@ def test_a_phase_that_raises_is_still_charged() -> None:
     assert clock.phases["shrinking"].wall == 5.0
 
 
-def test_the_tree_clock_counts_a_live_child() -> None:
-    """A worker is alive while a phase runs: its CPU must count before it is reaped
-    (os.times() alone sees a child only once it is waited for)."""
-    burn = (
-        "import sys, time\n"
-        "start = time.process_time()\n"
-        "while time.process_time() - start < 0.3: pass\n"
-        "print('done', flush=True)\n"
-        "sys.stdin.read()\n"
-    )
-    before = tree_cpu_seconds()
-    child = subprocess.Popen([sys.executable, "-c", burn], stdin=subprocess.PIPE,
+#: A child that burns 0.3 s of CPU, says so, and lives on until its stdin closes.
+BURN = (
+    "import sys, time\n"
+    "start = time.process_time()\n"
+    "while time.process_time() - start < 0.3: pass\n"
+    "print('done', flush=True)\n"
+    "sys.stdin.read()\n"
+)
+
+
+@contextmanager
+def burnt_child() -> Iterator[None]:
+    """A registered child (as the worker and the fresh interpreter are) that has burned 0.3 s
+    of CPU and is still alive inside the block; reaped when it ends."""
+    child = subprocess.Popen([sys.executable, "-c", BURN], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
-    reaper.register(child.pid, "test child")  # as the worker and the fresh interpreter are
+    reaper.register(child.pid, "test child")
     try:
         assert child.stdout is not None
-        assert child.stdout.readline() == "done\n"  # it burned 0.3 s of CPU and lives on
-        during = tree_cpu_seconds()
+        assert child.stdout.readline() == "done\n"
+        yield
     finally:
         reaper.unregister(child.pid)
         child.communicate("", timeout=60)
+
+
+def test_the_tree_clock_counts_a_live_child() -> None:
+    """A worker is alive while a phase runs: its CPU must count before it is reaped
+    (os.times() alone sees a child only once it is waited for)."""
+    before = tree_cpu_seconds()
+    with burnt_child():
+        during = tree_cpu_seconds()
     assert during - before >= 0.3
 
 
 def test_the_started_processes_clock_counts_a_live_child_and_not_the_host() -> None:
     """The plugin's share is what the host's children spent, live or reaped: the host's own
     work is not in it, a registered child's is."""
-    burn = (
-        "import sys, time\n"
-        "start = time.process_time()\n"
-        "while time.process_time() - start < 0.3: pass\n"
-        "print('done', flush=True)\n"
-        "sys.stdin.read()\n"
-    )
     before = started_cpu_seconds()
     start = time.process_time()
     while time.process_time() - start < 0.3:  # the host's own work
         pass
     assert started_cpu_seconds() - before < 0.1
-    child = subprocess.Popen([sys.executable, "-c", burn], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
-    reaper.register(child.pid, "test child")
-    try:
-        assert child.stdout is not None
-        assert child.stdout.readline() == "done\n"
+    with burnt_child():
         during = started_cpu_seconds()
-    finally:
-        reaper.unregister(child.pid)
-        child.communicate("", timeout=60)
     assert during - before >= 0.3
     assert started_cpu_seconds() - before >= 0.3  # reaped now: still counted
 
@@ -187,7 +185,7 @@ def test_the_json_report_has_the_phases(result) -> None:  # type: ignore[no-unty
 
 def test_verbose_text_shows_each_phase_and_quiet_text_does_not(result) -> None:  # type: ignore[no-untyped-def]
     verbose = render(result, verbose=True)
-    assert "time (wall / CPU" in verbose
+    assert "time (wall / CPU" in verbose and "of which the plugin's processes" in verbose
     for name in (*result.phases, "total"):
         assert f"\n  {name} " in verbose
     assert "time (wall" not in render(result)
