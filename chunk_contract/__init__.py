@@ -20,27 +20,41 @@ Extending it (docs/how-to/extend.md), from a module named by ``--plugin``,
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from chunk_contract._version import version as _version
-from chunk_contract.engine.results import RunResult, RunSettings
-from chunk_contract.errors import UsageError
-from chunk_contract.spec import SPEC_VERSION
-from chunk_contract.spec.model import Case, Chunk, Config, Violation
-from chunk_contract.spec.registry import invariant
-from chunk_contract.transport.kinds import TargetKind, command_child, register_kind
-from chunk_contract.transport.targets import Plugin, TargetError
-
 if TYPE_CHECKING:
     __version__: str
     from chunk_contract.diagnosis import Probe, pattern
+    from chunk_contract.engine.results import RunResult, RunSettings
     from chunk_contract.engine.runner import run
     from chunk_contract.engine.verify import check
+    from chunk_contract.errors import UsageError
     from chunk_contract.reporting.formats import MergedFile, PerTargetFile, ReportFormat
     from chunk_contract.reporting.formats import register as register_format
+    from chunk_contract.spec import SPEC_VERSION
+    from chunk_contract.spec.model import Case, Chunk, Config, Violation
+    from chunk_contract.spec.registry import invariant
+    from chunk_contract.transport.kinds import TargetKind, command_child, register_kind
     from chunk_contract.transport.loading import load
+    from chunk_contract.transport.targets import Plugin, TargetError
 
-#: Names imported on first use: ``run`` and ``check`` import Hypothesis, ``load`` the worker
-#: machinery, and ``import chunk_contract.<anything>`` (the pytest plugin, the reporters) must not.
+#: Every public name, imported on first use: ``run`` and ``check`` import Hypothesis, ``load``
+#: the worker machinery, the others the spec and the engine's results, and
+#: ``import chunk_contract.<anything>`` must not (the pytest plugin, the reporters, and the
+#: fresh interpreters of ``deterministic``, which start twice a run).
 _ON_FIRST_USE = {
+    "RunResult": ("chunk_contract.engine.results", "RunResult"),
+    "RunSettings": ("chunk_contract.engine.results", "RunSettings"),
+    "UsageError": ("chunk_contract.errors", "UsageError"),
+    "SPEC_VERSION": ("chunk_contract.spec", "SPEC_VERSION"),
+    "Case": ("chunk_contract.spec.model", "Case"),
+    "Chunk": ("chunk_contract.spec.model", "Chunk"),
+    "Config": ("chunk_contract.spec.model", "Config"),
+    "Violation": ("chunk_contract.spec.model", "Violation"),
+    "invariant": ("chunk_contract.spec.registry", "invariant"),
+    "TargetKind": ("chunk_contract.transport.kinds", "TargetKind"),
+    "command_child": ("chunk_contract.transport.kinds", "command_child"),
+    "register_kind": ("chunk_contract.transport.kinds", "register_kind"),
+    "Plugin": ("chunk_contract.transport.targets", "Plugin"),
+    "TargetError": ("chunk_contract.transport.targets", "TargetError"),
     "check": ("chunk_contract.engine.verify", "check"),
     "load": ("chunk_contract.transport.loading", "load"),
     "run": ("chunk_contract.engine.runner", "run"),
@@ -57,7 +71,9 @@ def __getattr__(name: str) -> Any:
     """The names of ``_ON_FIRST_USE``, imported when first read; ``__version__``, the installed
     distribution's version, looked up when first read."""
     if name == "__version__":
-        return _version()
+        from chunk_contract._version import version  # lazy: as every name here
+
+        return version()
     if name not in _ON_FIRST_USE:
         raise AttributeError(f"module 'chunk_contract' has no attribute {name!r}")
     module, attribute = _ON_FIRST_USE[name]
