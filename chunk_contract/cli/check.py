@@ -318,16 +318,29 @@ def _fresh_interpreter_differs(
     saved: reproducers.Reproducer, records: list[dict[str, Any]], limit: float
 ) -> list[Violation]:
     """``deterministic`` across interpreters (see chunk_contract.engine.crossrun) for one saved
-    input."""
-    done = crossrun.rerun(
-        saved.target, [(saved.document, saved.config)], timeout=limit, memory_mb=saved.memory_mb
-    )
-    where = f"a fresh interpreter (PYTHONHASHSEED={done.hash_seed})"
-    if not done.loadable:
-        return []
-    if done.failure:
-        return [Violation("deterministic", f"{where} {done.failure}")]
-    difference = crossrun.difference(records, done.answers[0])
-    if difference is None:
-        return []
-    return [Violation("deterministic", f"{where} chunked it differently: {difference}")]
+    input: fresh interpreters with the hash seeds its message names (random ones where it names
+    none), each compared with the worker and with the first; the first that fails or differs."""
+    seeds = crossrun.named_seeds(saved.message)
+    seeds += crossrun.hash_seeds(crossrun.INTERPRETERS - len(seeds))
+    answers: list[crossrun.Answer] = []
+    for seed in seeds:
+        done = crossrun.rerun(saved.target, [(saved.document, saved.config)], timeout=limit,
+                              memory_mb=saved.memory_mb, hash_seed=seed)
+        where = f"a fresh interpreter ({crossrun.named(seed)})"
+        if not done.loadable:
+            return []
+        if done.failure:
+            return [Violation("deterministic", f"{where} {done.failure}")]
+        difference = crossrun.difference(records, done.answers[0])
+        if difference is None and answers and answers[0] != done.answers[0]:
+            first = f"the one with {crossrun.named(seeds[0])}"
+            difference = f"{crossrun.difference(_listed(answers[0]), done.answers[0])} ({first})"
+        if difference is not None:
+            return [Violation("deterministic", f"{where} chunked it differently: {difference}")]
+        answers.append(done.answers[0])
+    return []
+
+
+def _listed(answer: crossrun.Answer) -> list[dict[str, Any]]:
+    """A fresh interpreter's answer as chunk records (none when it raised)."""
+    return answer if isinstance(answer, list) else []

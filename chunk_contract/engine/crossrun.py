@@ -23,22 +23,34 @@ silent pass; so is one that cannot load a target the worker loaded by name (``re
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
+import re
 import resource
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunk_contract import exactjson
 from chunk_contract.containment import pipes, reaper, sandbox
 from chunk_contract.spec.model import CHUNK_FIELDS, Config, chunks_from_records, plural
 
-#: Inputs re-chunked in the fresh interpreter.
+if TYPE_CHECKING:
+    from chunk_contract.engine.session import Observation
+
+#: Inputs re-chunked in the fresh interpreters.
 SAMPLES = 8
+#: Fresh interpreters, each with a hash seed of its own. Whether two strings keep their order
+#: in a set is a coin toss for each seed: one other seed misses output that follows set order
+#: half the time, two a quarter of the time.
+INTERPRETERS = 2
+#: The longest document, and the most chunks, of a sample: the reruns stay cheap.
+SAMPLE_CHARS = 2_000
+SAMPLE_CHUNKS = 100
 #: Seconds the fresh interpreter gets to start and load the plugin, on top of the calls.
 STARTUP_SECONDS = 10.0
 #: Characters of the fresh interpreter's stderr quoted in a finding.
@@ -63,6 +75,96 @@ class Rerun:
     #: False when the target cannot be loaded by name in a new interpreter and the caller did
     #: not require it (a plugin object given through the API): no verdict at all.
     loadable: bool = True
+
+
+class Samples:
+    """The SAMPLES most telling clean inputs of a run, for the fresh interpreters: distinct
+    (document, config) pairs of text documents (up to SAMPLE_CHARS, chunked into at most
+    SAMPLE_CHUNKS), ranked by how many different
+    chunk lengths they gave, then by how many chunks (the earlier one kept on a tie). Chunks of
+    many lengths are boundaries the chunker chose from the content, which is where output that
+    follows set order shows; a document cut into equal pieces, or not cut at all, shows only
+    ids built from ``hash()``."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[str, Config], tuple[tuple[int, int, int], Observation]] = {}
+        self._offered = 0
+
+    def offer(self, seen: Observation) -> None:
+        """Keep ``seen`` (a clean observation) if it is among the most telling so far."""
+        document, chunks = seen.document, seen.chunks
+        if not chunks or len(chunks) > SAMPLE_CHUNKS or not seen.config.is_valid:
+            return
+        if not isinstance(document, str) or len(document) > SAMPLE_CHARS:
+            return
+        key = (document, seen.config)
+        if key in self._kept:
+            return
+        self._offered += 1
+        rank = (len({len(c.text) for c in chunks}), len(chunks), -self._offered)
+        self._kept[key] = (rank, seen)
+        if len(self._kept) > SAMPLES:
+            del self._kept[min(self._kept, key=lambda k: self._kept[k][0])]
+
+    @property
+    def chosen(self) -> list[Observation]:
+        """The samples kept, most telling first."""
+        return [seen for _, seen in sorted(self._kept.values(), key=lambda kept: kept[0],
+                                           reverse=True)]
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
+#: Rounds of narrowing down a document a fresh interpreter chunks differently.
+SHRINK_ROUNDS = 12
+#: The most pieces a round cuts the document into.
+SHRINK_PIECES = 16
+
+
+def smaller(document: str, differs: Callable[[list[str]], int | None]) -> str:
+    """The smallest document found that still comes back different: each round tries the
+    pieces of ``document`` and ``document`` with one piece left out (:func:`candidates`) in one
+    fresh interpreter; ``differs`` gives the index of the first of a batch that differs, or
+    None. Stops when no candidate differs, after SHRINK_ROUNDS rounds."""
+    for _ in range(SHRINK_ROUNDS):
+        batch = candidates(document)
+        found = differs(batch) if batch else None
+        if found is None:
+            break
+        document = batch[found]
+    return document
+
+
+def candidates(document: str) -> list[str]:
+    """Shorter documents than ``document``, shortest first: its halves, quarters, eighths and
+    sixteenths alone, then with one of them left out; each once."""
+    seen: dict[str, None] = {}
+    for parts in (2, 4, 8, SHRINK_PIECES):
+        cuts = sorted({len(document) * k // parts for k in range(parts + 1)})
+        for a, b in itertools.pairwise(cuts):
+            seen.setdefault(document[a:b])
+            seen.setdefault(document[:a] + document[b:])
+    return sorted((c for c in seen if c.strip() and c != document), key=len)
+
+
+def hash_seeds(count: int = INTERPRETERS) -> list[int]:
+    """``count`` different random hash seeds, one for each fresh interpreter."""
+    return random.sample(range(1, 2**31), count)
+
+
+_NAMED_SEED = re.compile(r"PYTHONHASHSEED=(\d+)")
+
+
+def named(seed: int) -> str:
+    """How a finding names a fresh interpreter; :func:`named_seeds` reads it back."""
+    return f"PYTHONHASHSEED={seed}"
+
+
+def named_seeds(message: str) -> list[int]:
+    """The hash seeds a finding's message names (:func:`named`), in order, each once: what
+    ``replay`` runs again, so that a finding that depends on the hash seed replays the same."""
+    return list(dict.fromkeys(int(n) for n in _NAMED_SEED.findall(message)))[:INTERPRETERS]
 
 
 def rerun(

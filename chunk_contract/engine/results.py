@@ -74,8 +74,8 @@ class RunSettings:
     #: A shared example database (chunk_contract.store.database.open_database): a folder or a redis://
     #: URL. Its reproducers of this target are replayed first, and every finding is added.
     example_database: str | None = None
-    #: Rerun clean inputs in a fresh interpreter for ``deterministic``. A parallel run does it
-    #: in one of its processes only.
+    #: Rerun the most telling clean inputs in fresh interpreters for ``deterministic``. A
+    #: parallel run does it in one of its processes only.
     measure: bool = True
     #: Run the ``scales_linearly`` timing probe. A parallel run gives it a process of its own.
     probe: bool = True

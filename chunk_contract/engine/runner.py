@@ -23,7 +23,7 @@ from hypothesis.errors import HypothesisWarning
 from chunk_contract import _files
 from chunk_contract.containment import reaper
 from chunk_contract.diagnosis import Diagnosis, Probe, diagnose
-from chunk_contract.engine import crossrun, health, scaling
+from chunk_contract.engine import crossrun, fresh, health, scaling
 from chunk_contract.engine import findings as findings_mod
 from chunk_contract.engine.events import (
     Event,
@@ -192,7 +192,7 @@ def _unshrunk(found: list[Counterexample], rule: str, explored: _Explored) -> No
         if cause not in have:
             found.append(_counterexample(rule, seen, shrunk=False, cause=cause))
     if not found:
-        found.append(_counterexample(rule, explored.first[rule], shrunk=False))
+        found.append(_counterexample(rule, explored.first[rule], shrunk=rule in explored.reduced))
 
 
 def _distinct(found: list[Counterexample]) -> list[Counterexample]:
@@ -274,7 +274,7 @@ def _health(plugin: Plugin, session: Session, explored: _Explored) -> list[Findi
     calls."""
     if plugin.declarations.unit != "tokens" or plugin.kind != "text":
         return []
-    calls = [(s.document, s.records or []) for s in explored.samples]
+    calls = [(s.document, s.records or []) for s in explored.samples.chosen]
     try:
         if not calls:
             calls = [(doc, _records(session.call(doc, Config(max_size=m, overlap=o))))
@@ -368,11 +368,13 @@ class _Explored:
     #: Every explored input -> its observation if it violated something, else None. The
     #: shrinking replays answer from here, so they never call the plugin on a known input.
     seen: dict[tuple[str, Config], Observation | None] = field(default_factory=dict)
-    #: Clean observations with chunks, re-chunked in a fresh interpreter
+    #: The most telling clean observations, re-chunked in fresh interpreters
     #: (chunk_contract.engine.crossrun).
-    samples: list[Observation] = field(default_factory=list)
+    samples: crossrun.Samples = field(default_factory=crossrun.Samples)
     #: Findings no Hypothesis search can replay (scaling probes, the fresh interpreter).
     unshrunk: set[str] = field(default_factory=set)
+    #: Of those, the ones narrowed down by a search of their own (the fresh interpreter's).
+    reduced: set[str] = field(default_factory=set)
     #: Examples asked for: the replayed inputs plus ``max_examples`` generated ones.
     asked: int = 0
     #: Why exploration stopped before ``asked`` examples, or None.
@@ -389,6 +391,8 @@ class _Explored:
         self.examples += 1
         self.exercised |= seen.exercised
         self.seen[_key(case)] = seen if seen.violations else None
+        if not seen.violations:
+            self.samples.offer(seen)
         for violation in seen.violations:
             self.first.setdefault(violation.invariant, seen)
             causes = self.distinct.setdefault(violation.invariant, {})
@@ -447,15 +451,7 @@ def _explore(
     def explore(case: tuple[Any, Config]) -> None:
         if time.monotonic() > deadline:
             raise _OutOfTime()
-        seen = session.observe(*case)
-        found.note(case, seen)
-        if (
-            len(found.samples) < crossrun.SAMPLES  # (first: records are built when asked for)
-            and not seen.violations
-            and seen.chunks
-            and isinstance(case[0], str)
-        ):
-            found.samples.append(seen)
+        found.note(case, session.observe(*case))
         _progress(found, step, config, emit)
 
     found.asked += config.max_examples
@@ -534,44 +530,15 @@ def _measure_scaling(session: Session, explored: _Explored, emit: Listener) -> N
 
 
 def _fresh_interpreter(plugin: Plugin, session: Session, explored: _Explored) -> None:
-    """Re-chunk a few clean inputs in a new interpreter with another hash seed.
-
-    A fresh interpreter that hangs or dies is a ``deterministic`` finding too (on the first
-    sample): the same input did not come back the same.
-    """
-    samples = explored.samples
-    if not samples:
+    """The ``deterministic`` finding of the fresh interpreters (chunk_contract.engine.fresh) on
+    the run's most telling clean inputs, if they give one."""
+    found = fresh.judge(plugin, session, explored.samples.chosen)
+    if found is None:
         return
-    done = crossrun.rerun(
-        plugin.spec or plugin.target,
-        [(s.document, s.config) for s in samples],
-        timeout=session.timeout,
-        memory_mb=session.memory_mb,
-        required=plugin.spec is not None,  # the worker loaded this very name
-    )
-    if not done.loadable:
-        return  # an API object that cannot be loaded by name in a new interpreter: no verdict
-    where = f"a fresh interpreter (PYTHONHASHSEED={done.hash_seed})"
-    if done.failure:
-        _fresh_finding(explored, samples[0], f"{where} {done.failure}")
-        return
-    for sample, answer in zip(samples, done.answers):
-        difference = crossrun.difference(sample.records or [], answer)
-        if difference:
-            message = (
-                f"{where} chunked the same input differently: {difference} "
-                "(hash() or set order in the output?)"
-            )
-            _fresh_finding(explored, sample, message)
-            return
-
-
-def _fresh_finding(explored: _Explored, sample: Observation, message: str) -> None:
-    """Notes a ``deterministic`` violation found by the fresh interpreter on ``sample``."""
-    explored.first["deterministic"] = Observation(
-        sample.document, sample.config, [Violation("deterministic", message)], sample.records
-    )
+    explored.first["deterministic"] = found.seen
     explored.unshrunk.add("deterministic")
+    if found.reduced:
+        explored.reduced.add("deterministic")
 
 
 class _Violated(Exception):

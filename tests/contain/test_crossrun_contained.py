@@ -15,7 +15,7 @@ from chunk_contract.containment import reaper
 from chunk_contract.engine import crossrun, runner
 from chunk_contract.engine.runner import RunSettings, run
 from chunk_contract.engine.session import Observation
-from chunk_contract.spec.model import Config, normalise_chunks
+from chunk_contract.spec.model import Config, chunks_from_records, normalise_chunks
 from chunk_contract.transport.loading import load
 from chunk_contract_reference.fixed import split as fixed_split
 from tests.contain.plugins import HOST_SEED
@@ -51,7 +51,9 @@ def test_separated_surrogates_give_no_false_deterministic() -> None:
         {k: v for k, v in r.items() if k != "bare"}
         for r in normalise_chunks(fixed_split(document, max_size=3, overlap=0))
     ]
-    explored = runner._Explored(samples=[Observation(document, config, [], records)])
+    explored = runner._Explored()
+    chunks = chunks_from_records(records)
+    explored.samples.offer(Observation(document, config, [], records, chunks=chunks))
     limits = SimpleNamespace(timeout=5.0, memory_mb=1024)
     runner._fresh_interpreter(load(_target("split")), limits, explored)  # type: ignore[arg-type]
     assert "deterministic" not in explored.first, explored.first

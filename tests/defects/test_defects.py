@@ -91,6 +91,9 @@ RUNNER_LEVEL: dict[str, str] = {
     "hash_ids": "deterministic across interpreters: the runner re-chunks explored inputs in a "
                 "fresh interpreter with another PYTHONHASHSEED (the worker's reruns share the "
                 "parent's hash seed)",
+    "set_order_cuts": "deterministic across interpreters, on inputs where set order decides a "
+                      "cut: the runner re-chunks its most telling clean inputs in two fresh "
+                      "interpreters, each with another PYTHONHASHSEED",
 }
 #: Correct chunkers the contract wrongly reports, with why.
 KNOWN_FALSE_POSITIVES: dict[str, str] = {}

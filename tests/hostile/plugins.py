@@ -268,7 +268,9 @@ class ExitZero:
 
 def pickles_into_the_pool(document: str, *, max_size: int, overlap: int) -> list[str]:
     """Writes a multiprocessing frame holding :class:`ExitZero` to every pipe write end it
-    inherited (under ``-n``, the pool's result and progress pipes), its own reply pipe aside."""
+    inherited (under ``-n``, the pool's result and progress pipes), its own reply pipe aside,
+    and notes in which process: a fresh interpreter's only such pipe is its own answer channel
+    (garbage there is a ``deterministic`` finding of the plugin's own)."""
     if _first_call():
         import pickle
         import stat
@@ -284,7 +286,8 @@ def pickles_into_the_pool(document: str, *, max_size: int, overlap: int) -> list
                     continue
                 if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
                     os.write(fd, data)
-                    _note(f"wrote to fd {fd}")
+                    fresh = "CHUNK_CONTRACT_RERUN_PARENT" in os.environ
+                    _note(f"wrote to fd {fd} of {'a fresh interpreter' if fresh else 'a worker'}")
     return lossy(document, max_size)
 
 

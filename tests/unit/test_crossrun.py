@@ -3,11 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
-from chunk_contract.engine.crossrun import first_difference, rerun
-from chunk_contract.spec.model import Config
+import pytest
+
+from chunk_contract.engine import crossrun, runner
+from chunk_contract.engine.crossrun import (
+    SAMPLE_CHARS,
+    SAMPLE_CHUNKS,
+    SAMPLES,
+    SHRINK_ROUNDS,
+    Rerun,
+    Samples,
+    candidates,
+    first_difference,
+    hash_seeds,
+    named,
+    named_seeds,
+    rerun,
+    smaller,
+)
+from chunk_contract.engine.session import Observation
+from chunk_contract.spec.model import Config, chunks_from_records
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [("alpha beta gamma delta", Config(6, 0))]
@@ -55,3 +75,166 @@ def test_separated_surrogates_reach_the_fresh_interpreter_apart() -> None:
     answer = fresh_chunks(target, [(document, Config(100, 0))], timeout=5, hash_seed=1)
     assert answer is not None and answer[1][0] is not None
     assert "".join(chunk["text"] for chunk in answer[1][0]) == document
+
+
+# ----------------------------------------------------------------------------- the samples
+
+
+def _seen(document: str, texts: Sequence[str], config: Config | None = None) -> Observation:
+    chunks = chunks_from_records([{"text": t} for t in texts])
+    return Observation(document, config or Config(10, 0), [], chunks=chunks)
+
+
+def test_samples_keep_the_inputs_with_the_most_chunk_lengths() -> None:
+    samples = Samples()
+    for k in range(SAMPLES):
+        samples.offer(_seen(f"even {k}", ["ab", "cd"]))  # one chunk length
+    samples.offer(_seen("varied", ["a", "bcd", "ef"]))  # three
+    chosen = samples.chosen
+    assert len(chosen) == SAMPLES and chosen[0].document == "varied"
+    assert f"even {SAMPLES - 1}" not in [s.document for s in chosen]  # the latest of a tie goes
+
+
+def test_samples_keep_an_input_once() -> None:
+    samples = Samples()
+    for _ in range(3):
+        samples.offer(_seen("same", ["a", "bb"]))
+    samples.offer(_seen("same", ["a", "bb"], Config(5, 1)))  # another config: another input
+    assert len(samples) == 2
+
+
+def test_samples_leave_out_what_the_reruns_cannot_use_or_would_pay_for() -> None:
+    samples = Samples()
+    samples.offer(_seen("no chunks", []))
+    samples.offer(_seen("x" * (SAMPLE_CHARS + 1), ["x"]))
+    samples.offer(_seen("many", ["m"] * (SAMPLE_CHUNKS + 1)))
+    samples.offer(Observation(object(), Config(10, 0), [], chunks=_seen("", ["w"]).chunks))
+    assert len(samples) == 0
+
+
+def test_hash_seeds_differ() -> None:
+    for _ in range(20):
+        seeds = hash_seeds(3)
+        assert len(set(seeds)) == 3 and all(0 < s < 2**31 for s in seeds)
+
+
+class _FakeReruns:
+    """crossrun.rerun's stand-in: answers each sample's own records, except under ``differs``."""
+
+    def __init__(self, differs: set[int]) -> None:
+        self.differs, self.seeds = differs, []
+
+    def __call__(self, target: str, cases: Any, *, hash_seed: int, **_: Any) -> Rerun:
+        self.seeds.append(hash_seed)
+        answers = [[{"text": document}] for document, _config in cases]
+        if len(self.seeds) in self.differs:
+            answers[-1] = [{"text": "something else"}]
+        return Rerun(hash_seed, answers)
+
+
+def _explored(*documents: str) -> runner._Explored:
+    explored = runner._Explored()
+    for document in documents:
+        explored.samples.offer(_seen(document, [document]))
+    return explored
+
+
+def _session() -> SimpleNamespace:
+    """A worker that gives each document back as its one chunk."""
+    return SimpleNamespace(timeout=1, memory_mb=None,
+                           call=lambda document, config: chunks_from_records([{"text": document}]))
+
+
+PLUGIN = SimpleNamespace(spec="target.py:split", target="target.py:split")
+
+
+@pytest.mark.parametrize("differs", [{1}, {2}])
+def test_a_difference_under_any_of_the_interpreters_is_a_finding(
+    differs: set[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = _FakeReruns(differs)
+    monkeypatch.setattr(crossrun, "rerun", fake)
+    explored = _explored("one", "two")
+    runner._fresh_interpreter(PLUGIN, _session(), explored)  # type: ignore[arg-type]
+    finding = explored.first["deterministic"].violations[0].message
+    found_by = fake.seeds[min(differs) - 1]
+    assert finding.startswith(f"a fresh interpreter ({named(found_by)})")
+    assert "something else" in finding
+    # replay gets a second seed that chunks it otherwise: the one that agreed, if one did
+    first, other = named_seeds(finding)
+    assert first == found_by and other != found_by and other in fake.seeds
+    assert differs == {1} or other == fake.seeds[0]
+
+
+def test_a_deterministic_chunker_meets_every_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = _FakeReruns(set())
+    monkeypatch.setattr(crossrun, "rerun", fake)
+    explored = _explored("one", "two")
+    runner._fresh_interpreter(PLUGIN, _session(), explored)  # type: ignore[arg-type]
+    assert "deterministic" not in explored.first
+    assert len(set(fake.seeds)) == len(fake.seeds) == crossrun.INTERPRETERS >= 2
+
+
+# ----------------------------------------------------------------------------- narrowing down
+
+
+def test_candidates_are_shorter_distinct_and_shortest_first() -> None:
+    document = "abcdefghijklmnopqrstuvwxyz0123456789"
+    found = candidates(document)
+    assert found == sorted(found, key=len) and len(found) == len(set(found))
+    assert all(len(c) < len(document) and c.strip() for c in found)
+    assert "abcdefghijklmnopqr" in found and "stuvwxyz0123456789" in found  # the halves
+    assert "abcdefghi" + "stuvwxyz0123456789" in found  # a quarter left out
+
+
+def test_smaller_narrows_down_to_what_still_differs() -> None:
+    document = "lorem ipsum dolor " * 20 + "[set]" + " sit amet" * 30
+    calls: list[list[str]] = []
+
+    def differs(batch: list[str]) -> int | None:
+        calls.append(batch)
+        return next((k for k, d in enumerate(batch) if "[set]" in d), None)
+
+    assert smaller(document, differs) == "[set]"
+    assert len(calls) <= SHRINK_ROUNDS
+
+
+def test_smaller_keeps_a_document_nothing_smaller_reproduces() -> None:
+    assert smaller("stubborn", lambda batch: None) == "stubborn"
+
+
+def test_named_seeds_read_back_what_a_finding_names() -> None:
+    message = (f"a fresh interpreter ({named(17)}) chunked the same input differently: ...; "
+               f"one with {named(4)} chunks it otherwise (replay runs both)")
+    assert named_seeds(message) == [17, 4]
+    assert named_seeds(f"{named(3)} {named(3)}") == [3]
+    assert named_seeds("no seed here") == []
+
+
+def _seeds_that_differ(target: str, case: tuple[str, Config]) -> tuple[int, int]:
+    answers = {seed: rerun(target, [case], timeout=5, hash_seed=seed).answers[0]
+               for seed in range(1, 9)}
+    first = answers[1]
+    return 1, next(seed for seed, answer in answers.items() if answer != first)
+
+
+def test_replay_of_a_set_order_finding_runs_the_seeds_it_names() -> None:
+    """A finding that depends on the hash seed replays the same every time: the seeds named in
+    its message give two different answers, whatever the replay's own worker gives."""
+    from chunk_contract.cli.check import _fresh_interpreter_differs
+    from chunk_contract.store.reproducers import Reproducer
+
+    target = f"{ROOT / 'tests' / 'defects' / 'chunkers.py'}:set_order_cuts"
+    case = ("a b.\nc d\n\ne f. g", Config(9, 0))
+    one, other = _seeds_that_differ(target, case)
+    worker = rerun(target, [case], timeout=5, hash_seed=one).answers[0]
+    assert isinstance(worker, list)
+    saved = Reproducer(target, "deterministic", case[0], case[1],
+                       f"{named(other)} differs; one with {named(one)} chunks it otherwise")
+    for _ in range(3):
+        found = _fresh_interpreter_differs(saved, worker, 5)
+        assert found and found[0].invariant == "deterministic", found
+    fixed = replace(saved, target=f"{ROOT / 'chunk_contract_reference' / 'fixed.py'}:split")
+    fixed_records = rerun(fixed.target, [case], timeout=5, hash_seed=one).answers[0]
+    assert isinstance(fixed_records, list)
+    assert _fresh_interpreter_differs(fixed, fixed_records, 5) == []

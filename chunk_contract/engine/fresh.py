@@ -1,0 +1,135 @@
+"""The run's ``deterministic`` verdict across interpreters, from the host's side.
+
+The worker is forked, so its reruns share the host's hash seed. After exploring, the run's most
+telling clean inputs (:class:`chunk_contract.engine.crossrun.Samples`) are chunked again in
+``crossrun.INTERPRETERS`` fresh interpreters, each with a hash seed of its own, until one
+answers differently from the worker, or fails. An input that comes back different is narrowed
+down (:func:`chunk_contract.engine.crossrun.smaller`: each round in one interpreter with the
+same seed, against the worker's chunks of the same candidates), and the finding names that seed
+and one whose interpreter chunks the input otherwise, which ``replay`` runs both of: a finding
+that depends on the hash seed replays the same every time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from chunk_contract.engine import crossrun
+from chunk_contract.engine.session import Observation, PluginFailure
+from chunk_contract.spec.model import Config, Violation
+
+if TYPE_CHECKING:
+    from chunk_contract.engine.session import Session
+    from chunk_contract.transport.targets import Plugin
+
+__all__ = ["PAIR_TRIES", "Found", "judge"]
+
+#: New hash seeds tried for one whose interpreter chunks a finding's input otherwise than the
+#: interpreter that found it (each is one more interpreter, on a failing run only).
+PAIR_TRIES = 6
+
+
+@dataclass(frozen=True)
+class Found:
+    """A ``deterministic`` finding of a fresh interpreter: the observation that carries it, and
+    whether its input was narrowed down from the sample that showed it."""
+
+    seen: Observation
+    reduced: bool = False
+
+
+def judge(plugin: Plugin, session: Session, samples: list[Observation]) -> Found | None:
+    """The finding of the first fresh interpreter that fails (on the first sample: the same input
+    did not come back the same) or chunks a sample differently (on the smallest input found
+    that still differs); None if every interpreter agrees, or the target cannot be loaded by
+    name in a new interpreter (an API object: no verdict)."""
+    seeds = crossrun.hash_seeds() if samples else []
+    for k, hash_seed in enumerate(seeds):
+        done = _rerun(plugin, session, [(s.document, s.config) for s in samples], hash_seed)
+        if not done.loadable:
+            return None
+        if done.failure:
+            return Found(_finding(samples[0], f"{_named(hash_seed)} {done.failure}"))
+        differing = [(s, a) for s, a in zip(samples, done.answers)
+                     if crossrun.difference(s.records or [], a)]
+        if differing:
+            sample, answer = min(differing, key=lambda found: len(found[0].document))
+            return _Narrowing(plugin, session, hash_seed, seeds[:k]).found(sample, answer)
+    return None
+
+
+def _rerun(plugin: Plugin, session: Session, cases: list[tuple[Any, Config]],
+           hash_seed: int) -> crossrun.Rerun:
+    return crossrun.rerun(
+        plugin.spec or plugin.target, cases, timeout=session.timeout,
+        memory_mb=session.memory_mb, hash_seed=hash_seed,
+        required=plugin.spec is not None,  # the worker loaded this very name
+    )
+
+
+def _named(hash_seed: int) -> str:
+    return f"a fresh interpreter ({crossrun.named(hash_seed)})"
+
+
+def _finding(seen: Observation, message: str) -> Observation:
+    return Observation(seen.document, seen.config, [Violation("deterministic", message)],
+                       seen.records)
+
+
+@dataclass
+class _Narrowing:
+    """A fresh interpreter (``seed``) that chunked an input differently from the worker: its
+    finding, on the smallest document found that still differs, beside a seed that chunks it
+    otherwise (of the ``agreed`` ones first)."""
+
+    plugin: Plugin
+    session: Session
+    seed: int
+    agreed: list[int]
+
+    def found(self, sample: Observation, answer: crossrun.Answer) -> Found:
+        config = sample.config
+        kept = {sample.document: (sample.records or [], answer)}
+        document = crossrun.smaller(sample.document, partial(self._differs, config, kept))
+        records, answer = kept[document]
+        message = (f"{_named(self.seed)} chunked the same input differently: "
+                   f"{crossrun.difference(records, answer)} (hash() or set order in the output?)")
+        other = self._otherwise((document, config), answer)
+        if other is not None:
+            message += f"; one with {crossrun.named(other)} chunks it otherwise (replay runs both)"
+        seen = Observation(document, config, [], records)
+        return Found(_finding(seen, message), reduced=document != sample.document)
+
+    def _differs(self, config: Config, kept: dict[str, Any], batch: list[str]) -> int | None:
+        """The index of the first document of ``batch`` this interpreter chunks differently from
+        the worker (its records and answer kept in ``kept``), or None."""
+        worker = _worker_records(self.session, batch, config)
+        done = _rerun(self.plugin, self.session, [(d, config) for d in worker], self.seed)
+        for (document, records), answer in zip(worker.items(), done.answers):
+            if crossrun.difference(records, answer):
+                kept[document] = (records, answer)
+                return batch.index(document)
+        return None
+
+    def _otherwise(self, case: tuple[str, Config], answer: crossrun.Answer) -> int | None:
+        """A seed whose interpreter answers ``case`` otherwise than ``answer``: of ``agreed``,
+        then of PAIR_TRIES new ones; None if none does."""
+        for other in [*self.agreed, *crossrun.hash_seeds(PAIR_TRIES)]:
+            done = _rerun(self.plugin, self.session, [case], other)
+            if done.answers and done.answers[0] != answer:
+                return other
+        return None
+
+
+def _worker_records(session: Session, batch: list[str],
+                    config: Config) -> dict[str, list[dict[str, Any]]]:
+    """The worker's chunk records of each document of ``batch`` it chunks, in order."""
+    out = {}
+    for document in batch:
+        try:
+            out[document] = [c.as_record() for c in session.call(document, config)]
+        except PluginFailure:
+            continue  # another rule's finding: not this search's business
+    return out
