@@ -12,6 +12,7 @@ that depends on the hash seed replays the same every time.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -24,11 +25,14 @@ if TYPE_CHECKING:
     from chunk_contract.engine.session import Session
     from chunk_contract.transport.targets import Plugin
 
-__all__ = ["PAIR_TRIES", "Found", "judge"]
+__all__ = ["NARROW_SECONDS", "PAIR_TRIES", "Found", "judge"]
 
 #: New hash seeds tried for one whose interpreter chunks a finding's input otherwise than the
 #: interpreter that found it (each is one more interpreter, on a failing run only).
 PAIR_TRIES = 6
+#: Wall seconds for narrowing a finding down and finding that second seed: a chunker that is
+#: slow or hangs on the candidates ends the search, never the run.
+NARROW_SECONDS = 20.0
 
 
 @dataclass(frozen=True)
@@ -56,14 +60,20 @@ def judge(plugin: Plugin, session: Session, samples: list[Observation]) -> Found
                      if crossrun.difference(s.records or [], a)]
         if differing:
             sample, answer = min(differing, key=lambda found: len(found[0].document))
-            return _Narrowing(plugin, session, hash_seed, seeds[:k]).found(sample, answer)
+            narrowing = _Narrowing(plugin, session, hash_seed, seeds[:k],
+                                   time.monotonic() + NARROW_SECONDS)
+            return narrowing.found(sample, answer)
     return None
 
 
 def _rerun(plugin: Plugin, session: Session, cases: list[tuple[Any, Config]],
-           hash_seed: int) -> crossrun.Rerun:
+           hash_seed: int, *, within: float | None = None) -> crossrun.Rerun:
+    """The fresh interpreter's answers; ``within``: wall seconds it gets in all (default: its
+    start-up allowance and the session's timeout for each case)."""
+    timeout, startup = ((session.timeout, crossrun.STARTUP_SECONDS) if within is None
+                        else (0.0, within))
     return crossrun.rerun(
-        plugin.spec or plugin.target, cases, timeout=session.timeout,
+        plugin.spec or plugin.target, cases, timeout=timeout, startup=startup,
         memory_mb=session.memory_mb, hash_seed=hash_seed,
         required=plugin.spec is not None,  # the worker loaded this very name
     )
@@ -88,6 +98,10 @@ class _Narrowing:
     session: Session
     seed: int
     agreed: list[int]
+    deadline: float  # time.monotonic() at which the search stops
+
+    def _left(self) -> float:
+        return self.deadline - time.monotonic()
 
     def found(self, sample: Observation, answer: crossrun.Answer) -> Found:
         config = sample.config
@@ -105,8 +119,11 @@ class _Narrowing:
     def _differs(self, config: Config, kept: dict[str, Any], batch: list[str]) -> int | None:
         """The index of the first document of ``batch`` this interpreter chunks differently from
         the worker (its records and answer kept in ``kept``), or None."""
-        worker = _worker_records(self.session, batch, config)
-        done = _rerun(self.plugin, self.session, [(d, config) for d in worker], self.seed)
+        worker = _worker_records(self.session, batch, config, self.deadline)
+        if self._left() <= 0:
+            return None
+        done = _rerun(self.plugin, self.session, [(d, config) for d in worker], self.seed,
+                      within=self._left())
         for (document, records), answer in zip(worker.items(), done.answers):
             if crossrun.difference(records, answer):
                 kept[document] = (records, answer)
@@ -117,17 +134,22 @@ class _Narrowing:
         """A seed whose interpreter answers ``case`` otherwise than ``answer``: of ``agreed``,
         then of PAIR_TRIES new ones; None if none does."""
         for other in [*self.agreed, *crossrun.hash_seeds(PAIR_TRIES)]:
-            done = _rerun(self.plugin, self.session, [case], other)
+            if self._left() <= 0:
+                break
+            done = _rerun(self.plugin, self.session, [case], other, within=self._left())
             if done.answers and done.answers[0] != answer:
                 return other
         return None
 
 
-def _worker_records(session: Session, batch: list[str],
-                    config: Config) -> dict[str, list[dict[str, Any]]]:
-    """The worker's chunk records of each document of ``batch`` it chunks, in order."""
+def _worker_records(session: Session, batch: list[str], config: Config,
+                    deadline: float) -> dict[str, list[dict[str, Any]]]:
+    """The worker's chunk records of each document of ``batch`` it chunks, in order, until
+    ``deadline`` (time.monotonic())."""
     out = {}
     for document in batch:
+        if time.monotonic() > deadline:
+            break
         try:
             out[document] = [c.as_record() for c in session.call(document, config)]
         except PluginFailure:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from chunk_contract.engine import crossrun, runner
+from chunk_contract.engine import crossrun, fresh, runner
 from chunk_contract.engine.crossrun import (
     SAMPLE_CHARS,
     SAMPLE_CHUNKS,
@@ -164,6 +164,19 @@ def test_a_difference_under_any_of_the_interpreters_is_a_finding(
     first, other = named_seeds(finding)
     assert first == found_by and other != found_by and other in fake.seeds
     assert differs == {1} or other == fake.seeds[0]
+
+
+def test_narrowing_down_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunker slow on the candidates ends the search, not the run: the finding stays on the
+    sample that showed it, with the one seed that found it."""
+    fake = _FakeReruns({1})
+    monkeypatch.setattr(crossrun, "rerun", fake)
+    monkeypatch.setattr(fresh, "NARROW_SECONDS", 0.0)
+    explored = _explored("one", "two")
+    runner._fresh_interpreter(PLUGIN, _session(), explored)  # type: ignore[arg-type]
+    seen = explored.first["deterministic"]
+    assert len(fake.seeds) == 1 and "deterministic" not in explored.reduced
+    assert named_seeds(seen.violations[0].message) == fake.seeds
 
 
 def test_a_deterministic_chunker_meets_every_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
