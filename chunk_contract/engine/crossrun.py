@@ -2,8 +2,10 @@
 
 The worker is forked, so its reruns share the parent's hash seed: ids built from ``hash()``,
 or output that follows set iteration order, look stable within one run and change with the
-next interpreter. After exploring, the runner sends a few explored inputs to a new interpreter
-with another ``PYTHONHASHSEED`` and compares the chunks.
+next interpreter. After exploring, the runner sends the run's most telling clean inputs
+(:class:`Samples`) to new interpreters, each with another ``PYTHONHASHSEED``, and compares the
+chunks (:mod:`chunk_contract.engine.fresh` judges them, and narrows a difference down with
+:func:`smaller`).
 
 The fresh interpreter is contained like a worker: it starts in a session (and process group)
 of its own, registered with :mod:`chunk_contract.containment.reaper`; it caps its own address space
@@ -80,11 +82,11 @@ class Rerun:
 class Samples:
     """The SAMPLES most telling clean inputs of a run, for the fresh interpreters: distinct
     (document, config) pairs of text documents (up to SAMPLE_CHARS, chunked into at most
-    SAMPLE_CHUNKS), ranked by how many different
-    chunk lengths they gave, then by how many chunks (the earlier one kept on a tie). Chunks of
-    many lengths are boundaries the chunker chose from the content, which is where output that
-    follows set order shows; a document cut into equal pieces, or not cut at all, shows only
-    ids built from ``hash()``."""
+    SAMPLE_CHUNKS) with a valid config, ranked by how many different chunk lengths they gave,
+    then by how many chunks (the earlier one kept on a tie). Chunks of many lengths are
+    boundaries the chunker chose from the content, which is where output that follows set order
+    shows; a document cut into equal pieces, or not cut at all, shows only ids built from
+    ``hash()``."""
 
     def __init__(self) -> None:
         self._kept: dict[tuple[str, Config], tuple[tuple[int, int, int], Observation]] = {}
