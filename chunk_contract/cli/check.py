@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from chunk_contract import _files
-from chunk_contract.engine import crossrun, scaling
+from chunk_contract.engine import crossrun, fresh, scaling
 from chunk_contract.engine.events import Finished, Listener
 from chunk_contract.engine.results import Counterexample, RunResult, RunSettings
 from chunk_contract.engine.runner import verdicts
@@ -78,6 +78,7 @@ def check_files(
         plugin, timeout=timeout, memory_mb=memory_mb, selected=list(registry())
     ) as session:
         active = tuple(r.id for r in session.rules)
+        clean: list[tuple[str, Observation]] = []
         for path, document in documents.items():
             seen = session.observe(document, config)
             exercised |= seen.exercised
@@ -86,7 +87,13 @@ def check_files(
             print(f"{'ok  ' if not seen.violations else 'FAIL'} {path}", file=sys.stderr)
             for violation in seen.violations:
                 first.setdefault(violation.invariant, (path, seen))
-    result = _result(plugin, len(documents), active, exercised, first, timeout, memory_mb)
+            if not seen.violations and seen.chunks and config.is_valid:
+                clean.append((path, seen))
+        judged = "deterministic" in active and "deterministic" not in first
+        narrowed = {"deterministic"} if judged and _fresh_interpreters(
+            plugin, session, clean, first) else set()
+    result = _result(plugin, len(documents), active, exercised, first, timeout, memory_mb,
+                     narrowed=narrowed)
     result.elapsed = time.monotonic() - started
     if not config.is_valid:
         _degenerate(result, config)
@@ -94,6 +101,21 @@ def check_files(
     if on_event is not None:
         on_event(Finished(result))
     return 0 if result.passed else 1
+
+
+def _fresh_interpreters(plugin: Plugin, session: Session, clean: list[tuple[str, Observation]],
+                        first: dict[str, tuple[str, Observation]]) -> bool:
+    """``deterministic`` across interpreters (chunk_contract.engine.fresh) on the files whose
+    chunks were clean, as ``run`` judges it on its inputs: a finding goes into ``first`` under
+    the file it came from. Whether its input was narrowed down from the file."""
+    if is_out_of_process(plugin.spec) or plugin.kind != "text":
+        return False  # a child is no interpreter; a workbook does not cross as JSON
+    found = fresh.judge(plugin, session, [seen for _, seen in clean])
+    if found is None:
+        return False
+    path = next(p for p, seen in clean if seen is found.origin)
+    first["deterministic"] = (path, found.seen)
+    return found.reduced
 
 
 def _degenerate(result: RunResult, config: Config) -> None:
@@ -120,10 +142,13 @@ def _result(
     first: dict[str, tuple[str, Observation]],
     timeout: float,
     memory_mb: int | None,
+    *,
+    narrowed: set[str],
 ) -> RunResult:
     findings = {}
     for rule_id, (path, seen) in first.items():
         found = _counterexample(plugin, rule_id, seen, timeout, memory_mb)
+        found.shrunk = rule_id in narrowed  # a file is checked whole, not shrunk
         found.messages = [f"in {path}: {m}" for m in found.messages]
         findings[rule_id] = found
     results = verdicts(plugin, list(registry()), active, count, exercised, findings,

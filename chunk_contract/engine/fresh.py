@@ -42,6 +42,8 @@ class Found:
 
     seen: Observation
     reduced: bool = False
+    #: The sample the finding came from (``seen`` is narrowed down from it when ``reduced``).
+    origin: Observation | None = None
 
 
 def judge(plugin: Plugin, session: Session, samples: list[Observation]) -> Found | None:
@@ -55,7 +57,8 @@ def judge(plugin: Plugin, session: Session, samples: list[Observation]) -> Found
         if not done.loadable:
             return None
         if done.failure:
-            return Found(_finding(samples[0], f"{_named(hash_seed)} {done.failure}"))
+            failure = f"{_named(hash_seed)} {done.failure}"
+            return Found(_finding(samples[0], failure), origin=samples[0])
         differing = [(s, a) for s, a in zip(samples, done.answers)
                      if crossrun.difference(s.records or [], a)]
         if differing:
@@ -114,7 +117,7 @@ class _Narrowing:
         if other is not None:
             message += f"; one with {crossrun.named(other)} chunks it otherwise (replay runs both)"
         seen = Observation(document, config, [], records)
-        return Found(_finding(seen, message), reduced=document != sample.document)
+        return Found(_finding(seen, message), reduced=document != sample.document, origin=sample)
 
     def _differs(self, config: Config, kept: dict[str, Any], batch: list[str]) -> int | None:
         """The index of the first document of ``batch`` this interpreter chunks differently from

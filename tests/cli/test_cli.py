@@ -234,6 +234,19 @@ def test_check_on_real_files(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "supercal" in capsys.readouterr().out
 
 
+def test_check_judges_deterministic_across_interpreters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ids from hash() agree with themselves in the forked worker; ``check`` re-chunks the file
+    in fresh interpreters, as ``run`` does its inputs, and names the file."""
+    monkeypatch.chdir(tmp_path)
+    doc = tmp_path / "doc.txt"
+    doc.write_text("alpha beta\n\ngamma delta epsilon\n", encoding="utf-8")
+    target = f"{HERE.parent / 'defects' / 'chunkers.py'}:hash_ids"
+    assert main(["check", target, str(doc), "--max-size", "8"]) == 1
+    assert f"in {doc}: a fresh interpreter (PYTHONHASHSEED=" in capsys.readouterr().out
+
+
 def test_check_rejects_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     binary = tmp_path / "b.txt"
     binary.write_bytes(b"\xff\xfe\x00bad")
