@@ -351,7 +351,7 @@ def _fresh_interpreter_differs(
     for seed in seeds:
         done = crossrun.rerun(saved.target, [(saved.document, saved.config)], timeout=limit,
                               memory_mb=saved.memory_mb, hash_seed=seed)
-        where = f"a fresh interpreter ({crossrun.named(seed)})"
+        where = crossrun.interpreter(seed)
         if not done.loadable:
             return []
         if done.failure:

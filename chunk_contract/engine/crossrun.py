@@ -114,9 +114,6 @@ class Samples:
         return [seen for _, seen in sorted(self._kept.values(), key=lambda kept: kept[0],
                                            reverse=True)]
 
-    def __len__(self) -> int:
-        return len(self._kept)
-
 
 #: Rounds of narrowing down a document a fresh interpreter chunks differently.
 SHRINK_ROUNDS = 12
@@ -161,6 +158,11 @@ _NAMED_SEED = re.compile(r"PYTHONHASHSEED=(\d+)")
 def named(seed: int) -> str:
     """How a finding names a fresh interpreter; :func:`named_seeds` reads it back."""
     return f"PYTHONHASHSEED={seed}"
+
+
+def interpreter(seed: int) -> str:
+    """A fresh interpreter as a finding names it."""
+    return f"a fresh interpreter ({named(seed)})"
 
 
 def named_seeds(message: str) -> list[int]:

@@ -38,12 +38,16 @@ NARROW_SECONDS = 20.0
 @dataclass(frozen=True)
 class Found:
     """A ``deterministic`` finding of a fresh interpreter: the observation that carries it, and
-    whether its input was narrowed down from the sample that showed it."""
+    the sample that showed it."""
 
     seen: Observation
-    reduced: bool = False
-    #: The sample the finding came from (``seen`` is narrowed down from it when ``reduced``).
-    origin: Observation | None = None
+    #: The sample the finding came from.
+    origin: Observation
+
+    @property
+    def reduced(self) -> bool:
+        """``seen`` was narrowed down from ``origin``."""
+        return self.seen.document != self.origin.document
 
 
 def judge(plugin: Plugin, session: Session, samples: list[Observation]) -> Found | None:
@@ -57,8 +61,8 @@ def judge(plugin: Plugin, session: Session, samples: list[Observation]) -> Found
         if not done.loadable:
             return None
         if done.failure:
-            failure = f"{_named(hash_seed)} {done.failure}"
-            return Found(_finding(samples[0], failure), origin=samples[0])
+            failure = f"{crossrun.interpreter(hash_seed)} {done.failure}"
+            return Found(_finding(samples[0], failure), samples[0])
         differing = [(s, a) for s, a in zip(samples, done.answers)
                      if crossrun.difference(s.records or [], a)]
         if differing:
@@ -80,10 +84,6 @@ def _rerun(plugin: Plugin, session: Session, cases: list[tuple[Any, Config]],
         memory_mb=session.memory_mb, hash_seed=hash_seed,
         required=plugin.spec is not None,  # the worker loaded this very name
     )
-
-
-def _named(hash_seed: int) -> str:
-    return f"a fresh interpreter ({crossrun.named(hash_seed)})"
 
 
 def _finding(seen: Observation, message: str) -> Observation:
@@ -111,13 +111,13 @@ class _Narrowing:
         kept = {sample.document: (sample.records or [], answer)}
         document = crossrun.smaller(sample.document, partial(self._differs, config, kept))
         records, answer = kept[document]
-        message = (f"{_named(self.seed)} chunked the same input differently: "
+        message = (f"{crossrun.interpreter(self.seed)} chunked the same input differently: "
                    f"{crossrun.difference(records, answer)} (hash() or set order in the output?)")
         other = self._otherwise((document, config), answer)
         if other is not None:
             message += f"; one with {crossrun.named(other)} chunks it otherwise (replay runs both)"
         seen = Observation(document, config, [], records)
-        return Found(_finding(seen, message), reduced=document != sample.document, origin=sample)
+        return Found(_finding(seen, message), sample)
 
     def _differs(self, config: Config, kept: dict[str, Any], batch: list[str]) -> int | None:
         """The index of the first document of ``batch`` this interpreter chunks differently from
