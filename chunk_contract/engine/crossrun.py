@@ -5,7 +5,16 @@ or output that follows set iteration order, look stable within one run and chang
 next interpreter. After exploring, the runner sends the run's most telling clean inputs
 (:class:`Samples`) to new interpreters, each with another ``PYTHONHASHSEED``, and compares the
 chunks (:mod:`chunk_contract.engine.fresh` judges them, and narrows a difference down with
-:func:`smaller`).
+:func:`smaller`). A workbook plugin's inputs cross as their JSON description (SPEC §7) and are
+built into an openpyxl workbook there, as the worker builds them: a workbook chunker whose
+ids or order follow ``hash()`` or a set of sheet names is judged the same way.
+
+An out-of-process target (``exec:`` or a kind built on a command) is judged the same way
+by a new child of its own, started with ``PYTHONHASHSEED`` set in its environment
+(:mod:`chunk_contract.engine.freshchild`; :func:`chunk_contract.engine.fresh.rerun` chooses):
+a Python child then hashes otherwise, and any child starts without the state the run's calls
+left in the first one. An ``http(s)://`` service has no process of its own to start, and
+gives no verdict.
 
 The fresh interpreter is contained like a worker: it starts in a session (and process group)
 of its own, registered with :mod:`chunk_contract.containment.reaper`; it caps its own address space
@@ -53,6 +62,9 @@ INTERPRETERS = 2
 #: The longest document, and the most chunks, of a sample: the reruns stay cheap.
 SAMPLE_CHARS = 2_000
 SAMPLE_CHUNKS = 100
+#: The most cells of a workbook sample (its description as JSON at most SAMPLE_JSON chars).
+SAMPLE_CELLS = 400
+SAMPLE_JSON = 40_000
 #: Seconds the fresh interpreter gets to start and load the plugin, on top of the calls.
 STARTUP_SECONDS = 10.0
 #: Characters of the fresh interpreter's stderr quoted in a finding.
@@ -81,12 +93,12 @@ class Rerun:
 
 class Samples:
     """The SAMPLES most telling clean inputs of a run, for the fresh interpreters: distinct
-    (document, config) pairs of text documents (up to SAMPLE_CHARS, chunked into at most
-    SAMPLE_CHUNKS) with a valid config, ranked by how many different chunk lengths they gave,
-    then by how many chunks (the earlier one kept on a tie). Chunks of many lengths are
-    boundaries the chunker chose from the content, which is where output that follows set order
-    shows; a document cut into equal pieces, or not cut at all, shows only ids built from
-    ``hash()``."""
+    (document, config) pairs with a valid config, chunked into at most SAMPLE_CHUNKS, of text
+    documents up to SAMPLE_CHARS or workbook descriptions up to SAMPLE_CELLS cells, ranked by
+    how many different chunk lengths they gave, then by how many chunks (the earlier one kept on
+    a tie). Chunks of many lengths are boundaries the chunker chose from the content, which is
+    where output that follows set order shows; a document cut into equal pieces, or not cut at
+    all, shows only ids built from ``hash()``."""
 
     def __init__(self) -> None:
         self._kept: dict[tuple[str, Config], tuple[tuple[int, int, int], Observation]] = {}
@@ -94,12 +106,10 @@ class Samples:
 
     def offer(self, seen: Observation) -> None:
         """Keep ``seen`` (a clean observation) if it is among the most telling so far."""
-        document, chunks = seen.document, seen.chunks
-        if not chunks or len(chunks) > SAMPLE_CHUNKS or not seen.config.is_valid:
+        chunks, shown = seen.chunks, _sample_key(seen.document)
+        if not chunks or len(chunks) > SAMPLE_CHUNKS or not seen.config.is_valid or not shown:
             return
-        if not isinstance(document, str) or len(document) > SAMPLE_CHARS:
-            return
-        key = (document, seen.config)
+        key = (shown, seen.config)
         if key in self._kept:
             return
         self._offered += 1
@@ -115,13 +125,30 @@ class Samples:
                                            reverse=True)]
 
 
+def _sample_key(document: Any) -> str | None:
+    """The text that stands for ``document`` among the samples (:func:`identity`), or None when
+    it is too large to be one, or neither text nor a workbook description."""
+    if isinstance(document, str):
+        return document if len(document) <= SAMPLE_CHARS else None
+    sheets = document.get("sheets") if isinstance(document, dict) else None
+    if not isinstance(sheets, dict) or sum(map(len, sheets.values())) > SAMPLE_CELLS:
+        return None
+    shown = identity(document)
+    return shown if len(shown) <= SAMPLE_JSON else None
+
+
+def identity(document: Any) -> str:
+    """A document as a key: a text itself, a workbook description its JSON."""
+    return document if isinstance(document, str) else exactjson.dumps(document)
+
+
 #: Rounds of narrowing down a document a fresh interpreter chunks differently.
 SHRINK_ROUNDS = 12
-#: The most pieces a round cuts the document into.
+#: The most pieces a round cuts the document (a text, or each sheet's cells) into.
 SHRINK_PIECES = 16
 
 
-def smaller(document: str, differs: Callable[[list[str]], int | None]) -> str:
+def smaller(document: Any, differs: Callable[[list[Any]], int | None]) -> Any:
     """The smallest document found that still comes back different: each round tries the
     pieces of ``document`` and ``document`` with one piece left out (:func:`candidates`) in one
     fresh interpreter; ``differs`` gives the index of the first of a batch that differs, or
@@ -135,16 +162,37 @@ def smaller(document: str, differs: Callable[[list[str]], int | None]) -> str:
     return document
 
 
-def candidates(document: str) -> list[str]:
-    """Shorter documents than ``document``, shortest first: its halves, quarters, eighths and
-    sixteenths alone, then with one of them left out; each once."""
-    seen: dict[str, None] = {}
-    for parts in (2, 4, 8, SHRINK_PIECES):
-        cuts = sorted({len(document) * k // parts for k in range(parts + 1)})
+def candidates(document: Any) -> list[Any]:
+    """Smaller documents than ``document``, smallest first, each once: a text's halves,
+    quarters, eighths and sixteenths alone, then with one of them left out; a workbook
+    description's sheets alone and left out, and the same pieces of each sheet's cells."""
+    if isinstance(document, str):
+        return sorted((c for c in _pieces(document) if c.strip() and c != document), key=len)
+    sheets: dict[str, dict[str, Any]] = document["sheets"]
+    found = [{t: c} for t, c in sheets.items()] + [
+        {t: c for t, c in sheets.items() if t != left} for left in sheets]
+    for title, cells in sheets.items():
+        refs = list(cells)
+        found += [{**sheets, title: {r: cells[r] for r in part}} for part in _pieces(refs)]
+    books = {identity(book): book for book in ({"sheets": s} for s in found) if _cells(book)}
+    books.pop(identity(document), None)
+    return [books[k] for k in sorted(books, key=len)]
+
+
+def _pieces(items: Any) -> list[Any]:
+    """The halves, quarters, eighths and sixteenths of ``items`` (a str or a list) alone, then
+    with one of them left out, each once."""
+    seen: dict[Any, Any] = {}
+    for parts in (2, 4, SHRINK_PIECES // 2, SHRINK_PIECES):
+        cuts = sorted({len(items) * k // parts for k in range(parts + 1)})
         for a, b in itertools.pairwise(cuts):
-            seen.setdefault(document[a:b])
-            seen.setdefault(document[:a] + document[b:])
-    return sorted((c for c in seen if c.strip() and c != document), key=len)
+            for piece in (items[a:b], items[:a] + items[b:]):
+                seen.setdefault(piece if isinstance(piece, str) else tuple(piece), piece)
+    return list(seen.values())
+
+
+def _cells(book: dict[str, Any]) -> int:
+    return sum(map(len, book["sheets"].values()))
 
 
 def hash_seeds(count: int = INTERPRETERS) -> list[int]:
@@ -181,15 +229,17 @@ def rerun(
     startup: float = STARTUP_SECONDS,
     required: bool = True,
 ) -> Rerun:
-    """Chunk ``cases`` in a new, contained interpreter with another hash seed.
+    """Chunk ``cases`` in a new, contained interpreter with another hash seed (an
+    out-of-process target gets a new child instead: see
+    :func:`chunk_contract.engine.fresh.rerun`).
 
     ``required``: the target was loaded by name (the worker did it), so a fresh interpreter
     that cannot load it is a failure; else (an API object, perhaps not importable by name) it
     gives no verdict (``loadable=False``).
     """
     seed = hash_seed if hash_seed is not None else random.randrange(1, 2**31)
-    payload = exactjson.dumps([{"document": d, "config": c.as_dict()} for d, c in cases])
     deadline = startup + timeout * len(cases)
+    payload = exactjson.dumps([{"document": d, "config": c.as_dict()} for d, c in cases])
     env = {**os.environ, "PYTHONHASHSEED": str(seed), _ENV_PARENT: str(os.getpid())}
     env[_ENV_MEMORY] = "" if memory_mb is None else str(memory_mb)
     try:
@@ -346,15 +396,19 @@ def _cap_memory(memory_mb: int) -> None:
 
 
 def _answer_case(plugin: Any, case: dict[str, Any]) -> Answer:
-    """The chunk records of one case, or the exception the plugin raised."""
+    """The chunk records of one case, or the exception the plugin raised. A workbook plugin's
+    document is built from its description first, as the worker builds it."""
     # lazy: the fresh interpreter imports only what it runs
     from chunk_contract.spec.model import normalise_chunks
 
-    config = case["config"]
+    config, document = case["config"], case["document"]
     try:
-        result = plugin.split(
-            case["document"], max_size=config["max_size"], overlap=config["overlap"]
-        )
+        if plugin.kind == "workbook":
+            # lazy: only a workbook plugin's fresh interpreter needs openpyxl
+            from chunk_contract.spec.workbook import build
+
+            document = build(document)
+        result = plugin.split(document, max_size=config["max_size"], overlap=config["overlap"])
         records = normalise_chunks(result)
     except Exception as exc:
         return {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}

@@ -8,11 +8,17 @@ overridden, so the contract must find exactly the bug planted:
 * :class:`GapSplitter`: the row-group splitter skips the first row of every group after the
   first, so rows vanish between siblings (``tiles_parent``);
 * :class:`OverlapSplitter`: row groups overlap by one row, as text windows do, each still
-  tight and within the cap, so siblings overlap (``tiles_parent``).
+  tight and within the cap, so siblings overlap (``tiles_parent``);
+* :class:`HashIds`: ids built from ``hash()`` of the sheet's title, the same in every call of
+  one interpreter and different in the next (``deterministic``, across interpreters only);
+* :class:`SetOrderSheets`: the sheets chunked in the order of a set of their titles, which
+  changes with the interpreter's hash seed (``deterministic``, across interpreters only).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 from chunk_contract_reference.spreadsheet import Box, Key, SpreadsheetChunker, bbox, length
@@ -78,3 +84,23 @@ class OverlapSplitter(SpreadsheetChunker):
                 break
             i = j if j > i and fits(j, j + 1) else j + 1  # the bug: share row j
         return out
+
+
+class HashIds(SpreadsheetChunker):
+    """Ids from ``hash()`` of the sheet's title: stable within one interpreter, so every rule a
+    forked worker can check holds; only a fresh interpreter (another hash seed) tells."""
+
+    def chunk(
+        self, title: str, cells: dict[Key, str], box: Box, claim: Box, parent: str | None = None
+    ) -> dict[str, Any]:
+        out = super().chunk(title, cells, box, claim, parent)
+        return {**out, "id": f"{hash(title) & 0xFFFFFFFF:08x}!{out['range']}"}
+
+
+class SetOrderSheets(SpreadsheetChunker):
+    """The sheets in the iteration order of a set of their titles: the same order in every call
+    of one interpreter, another one with another hash seed."""
+
+    def chunks(self, book: Any, cap: int) -> Iterator[dict[str, Any]]:
+        titles = {sheet.title for sheet in book.worksheets}
+        yield from super().chunks(SimpleNamespace(worksheets=[book[t] for t in titles]), cap)
