@@ -108,8 +108,6 @@ def _fresh_interpreters(plugin: Plugin, session: Session, clean: list[tuple[str,
     """``deterministic`` across interpreters (chunk_contract.engine.fresh) on the files whose
     chunks were clean, as ``run`` judges it on its inputs: a finding goes into ``first`` under
     the file it came from. Whether its input was narrowed down from the file."""
-    if is_out_of_process(plugin.spec) or plugin.kind != "text":
-        return False  # a child is no interpreter; a workbook does not cross as JSON
     found = fresh.judge(plugin, session, [seen for _, seen in clean])
     if found is None:
         return False
@@ -270,12 +268,7 @@ def _replayed(
         seen = session.observe(saved.document, saved.config, timeout=session.timeout)
         limit = session.timeout
     still = seen.of(saved.invariant)
-    if (
-        saved.invariant == "deterministic"
-        and not still
-        and seen.records
-        and isinstance(saved.document, str)
-    ):
+    if saved.invariant == "deterministic" and not still and seen.records:
         still = _fresh_interpreter_differs(saved, seen.records, limit)
     return still, [v for v in seen.violations if v.invariant != saved.invariant]
 
@@ -349,8 +342,8 @@ def _fresh_interpreter_differs(
     seeds += crossrun.hash_seeds(crossrun.INTERPRETERS - len(seeds))
     answers: list[crossrun.Answer] = []
     for seed in seeds:
-        done = crossrun.rerun(saved.target, [(saved.document, saved.config)], timeout=limit,
-                              memory_mb=saved.memory_mb, hash_seed=seed)
+        done = fresh.rerun(saved.target, [(saved.document, saved.config)], timeout=limit,
+                           memory_mb=saved.memory_mb, hash_seed=seed, cwd=saved.base)
         where = crossrun.interpreter(seed)
         if not done.loadable:
             return []

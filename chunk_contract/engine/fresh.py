@@ -3,8 +3,9 @@
 The worker is forked, so its reruns share the host's hash seed. After exploring, the run's most
 telling clean inputs (:class:`chunk_contract.engine.crossrun.Samples`) are chunked again in
 ``crossrun.INTERPRETERS`` fresh interpreters, each with a hash seed of its own, until one
-answers differently from the worker, or fails. An input that comes back different is narrowed
-down (:func:`chunk_contract.engine.crossrun.smaller`: each round in one interpreter with the
+answers differently from the worker, or fails. An input (a text, or a workbook description)
+that comes back different is narrowed down
+(:func:`chunk_contract.engine.crossrun.smaller`: each round in one interpreter with the
 same seed, against the worker's chunks of the same candidates), and the finding names that seed
 and one whose interpreter chunks the input otherwise, which ``replay`` runs both of: a finding
 that depends on the hash seed replays the same every time.
@@ -17,15 +18,17 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from chunk_contract.engine import crossrun
+from chunk_contract import exactjson
+from chunk_contract.engine import crossrun, freshchild
 from chunk_contract.engine.session import Observation, PluginFailure
 from chunk_contract.spec.model import Config, Violation
+from chunk_contract.transport.kinds import is_out_of_process
 
 if TYPE_CHECKING:
     from chunk_contract.engine.session import Session
     from chunk_contract.transport.targets import Plugin
 
-__all__ = ["NARROW_SECONDS", "PAIR_TRIES", "Found", "judge"]
+__all__ = ["NARROW_SECONDS", "PAIR_TRIES", "Found", "judge", "rerun"]
 
 #: New hash seeds tried for one whose interpreter chunks a finding's input otherwise than the
 #: interpreter that found it (each is one more interpreter, on a failing run only).
@@ -66,7 +69,7 @@ def judge(plugin: Plugin, session: Session, samples: list[Observation]) -> Found
         differing = [(s, a) for s, a in zip(samples, done.answers)
                      if crossrun.difference(s.records or [], a)]
         if differing:
-            sample, answer = min(differing, key=lambda found: len(found[0].document))
+            sample, answer = min(differing, key=lambda found: _size(found[0].document))
             narrowing = _Narrowing(plugin, session, hash_seed, seeds[:k],
                                    time.monotonic() + NARROW_SECONDS)
             return narrowing.found(sample, answer)
@@ -79,11 +82,31 @@ def _rerun(plugin: Plugin, session: Session, cases: list[tuple[Any, Config]],
     start-up allowance and the session's timeout for each case)."""
     timeout, startup = ((session.timeout, crossrun.STARTUP_SECONDS) if within is None
                         else (0.0, within))
-    return crossrun.rerun(
+    return rerun(
         plugin.spec or plugin.target, cases, timeout=timeout, startup=startup,
         memory_mb=session.memory_mb, hash_seed=hash_seed,
         required=plugin.spec is not None,  # the worker loaded this very name
+        cwd=plugin.cwd,
     )
+
+
+def rerun(target: str, cases: list[tuple[Any, Config]], *, timeout: float,
+          memory_mb: int | None, hash_seed: int, startup: float = crossrun.STARTUP_SECONDS,
+          required: bool = True, cwd: str | None = None) -> crossrun.Rerun:
+    """``cases`` chunked anew with ``hash_seed``: in a fresh interpreter
+    (:func:`chunk_contract.engine.crossrun.rerun`), or for an out-of-process target in a new
+    child of its own, run in ``cwd`` (:func:`chunk_contract.engine.freshchild.rerun_child`)."""
+    if is_out_of_process(target):
+        return freshchild.rerun_child(target, cases, hash_seed,
+                                      deadline=startup + timeout * len(cases), startup=startup,
+                                      memory_mb=memory_mb, cwd=cwd)
+    return crossrun.rerun(target, cases, timeout=timeout, memory_mb=memory_mb,
+                          hash_seed=hash_seed, startup=startup, required=required)
+
+
+def _size(document: Any) -> int:
+    """A document's size, to report the smallest differing one: its length, or its JSON's."""
+    return len(document if isinstance(document, str) else exactjson.dumps(document))
 
 
 def _finding(seen: Observation, message: str) -> Observation:
@@ -108,32 +131,33 @@ class _Narrowing:
 
     def found(self, sample: Observation, answer: crossrun.Answer) -> Found:
         config = sample.config
-        kept = {sample.document: (sample.records or [], answer)}
+        kept = {crossrun.identity(sample.document): (sample.records or [], answer)}
         document = crossrun.smaller(sample.document, partial(self._differs, config, kept))
-        records, answer = kept[document]
+        records, answer = kept[crossrun.identity(document)]
         message = (f"{crossrun.interpreter(self.seed)} chunked the same input differently: "
-                   f"{crossrun.difference(records, answer)} (hash() or set order in the output?)")
+                   f"{crossrun.difference(records, answer)} (hash() or set order in the output, or "
+                   f"state kept from earlier calls?)")
         other = self._otherwise((document, config), answer)
         if other is not None:
             message += f"; one with {crossrun.named(other)} chunks it otherwise (replay runs both)"
         seen = Observation(document, config, [], records)
         return Found(_finding(seen, message), sample)
 
-    def _differs(self, config: Config, kept: dict[str, Any], batch: list[str]) -> int | None:
+    def _differs(self, config: Config, kept: dict[str, Any], batch: list[Any]) -> int | None:
         """The index of the first document of ``batch`` this interpreter chunks differently from
         the worker (its records and answer kept in ``kept``), or None."""
         worker = _worker_records(self.session, batch, config, self.deadline)
         if self._left() <= 0:
             return None
-        done = _rerun(self.plugin, self.session, [(d, config) for d in worker], self.seed,
-                      within=self._left())
-        for (document, records), answer in zip(worker.items(), done.answers):
+        done = _rerun(self.plugin, self.session, [(batch[k], config) for k, _ in worker],
+                      self.seed, within=self._left())
+        for (k, records), answer in zip(worker, done.answers):
             if crossrun.difference(records, answer):
-                kept[document] = (records, answer)
-                return batch.index(document)
+                kept[crossrun.identity(batch[k])] = (records, answer)
+                return k
         return None
 
-    def _otherwise(self, case: tuple[str, Config], answer: crossrun.Answer) -> int | None:
+    def _otherwise(self, case: tuple[Any, Config], answer: crossrun.Answer) -> int | None:
         """A seed whose interpreter answers ``case`` otherwise than ``answer``: of ``agreed``,
         then of PAIR_TRIES new ones; None if none does."""
         for other in [*self.agreed, *crossrun.hash_seeds(PAIR_TRIES)]:
@@ -145,16 +169,16 @@ class _Narrowing:
         return None
 
 
-def _worker_records(session: Session, batch: list[str], config: Config,
-                    deadline: float) -> dict[str, list[dict[str, Any]]]:
-    """The worker's chunk records of each document of ``batch`` it chunks, in order, until
-    ``deadline`` (time.monotonic())."""
-    out = {}
-    for document in batch:
+def _worker_records(session: Session, batch: list[Any], config: Config,
+                    deadline: float) -> list[tuple[int, list[dict[str, Any]]]]:
+    """The worker's chunk records of each document of ``batch`` it chunks, by its index in
+    ``batch``, in order, until ``deadline`` (time.monotonic())."""
+    out = []
+    for k, document in enumerate(batch):
         if time.monotonic() > deadline:
             break
         try:
-            out[document] = [c.as_record() for c in session.call(document, config)]
+            out.append((k, [c.as_record() for c in session.call(document, config)]))
         except PluginFailure:
             continue  # another rule's finding: not this search's business
     return out

@@ -56,7 +56,6 @@ from chunk_contract.generation.strategies.schedule import Coverage, Schedule, sc
 from chunk_contract.spec.model import Chunk, Config, Violation
 from chunk_contract.spec.registry import registry, select
 from chunk_contract.store import database, reproducers
-from chunk_contract.transport.kinds import is_out_of_process
 from chunk_contract.transport.loading import load
 from chunk_contract.transport.targets import Plugin
 
@@ -262,8 +261,7 @@ def _measure(
     if "scales_linearly" in active and config.probe:
         with clock.phase("scaling probe"):
             _measure_scaling(session, explored, emit)
-    rerun = config.measure and not is_out_of_process(plugin.spec)  # a child is no interpreter
-    if rerun and "deterministic" in active and "deterministic" not in explored.first:
+    if config.measure and "deterministic" in active and "deterministic" not in explored.first:
         with clock.phase("fresh-interpreter rerun"):
             emit(RunPhase("fresh-interpreter rerun"))
             _fresh_interpreter(plugin, session, explored)

@@ -64,7 +64,8 @@ class OutOfProcessTransport:
     registered kind of chunk_contract.transport.kinds).
 
     ``cwd``: the folder an ``exec:`` command runs in (the one holding pyproject.toml for a
-    ``[tool.chunk-contract]`` target; default: the current folder).
+    ``[tool.chunk-contract]`` target; default: the current folder). ``env``: the child's whole
+    environment (default: this process's); a kind whose factory takes none is a TargetError.
     """
 
     #: The Session makes every document valid Unicode before the call (SPEC §8), so that the
@@ -72,10 +73,12 @@ class OutOfProcessTransport:
     needs_valid_unicode = True
 
     def __init__(self, target: str, *, timeout: float, memory_mb: int | None,
-                 cwd: str | Path | None = None, start_timeout: float = 10.0) -> None:
+                 cwd: str | Path | None = None, start_timeout: float = 10.0,
+                 env: dict[str, str] | None = None) -> None:
         self.target = target
+        limits = {"env": env} if env is not None else {}
         self._child = _open(target, timeout=timeout, memory_mb=memory_mb, cwd=cwd,
-                            start_timeout=max(start_timeout, timeout))
+                            start_timeout=max(start_timeout, timeout), **limits)
 
     @property
     def restarts(self) -> int:
@@ -110,14 +113,21 @@ class OutOfProcessTransport:
 
 
 def _open(target: str, *, timeout: float, memory_mb: int | None, cwd: str | Path | None,
-          start_timeout: float) -> Any:
-    """The child of ``target``'s kind (chunk_contract.transport.kinds)."""
+          start_timeout: float, **env: dict[str, str]) -> Any:
+    """The child of ``target``'s kind (chunk_contract.transport.kinds); ``env``: ``env=`` the
+    child's environment, for a kind whose factory takes one (``exec:`` and
+    :func:`~chunk_contract.transport.kinds.command_child`'s do)."""
     kind = kind_of(target)
     if kind is None:
         known = ", ".join(kinds())
         raise TargetError(f"{target}: no target kind starts it; known prefixes: {known}")
-    return kind.transport(target, cwd=cwd, timeout=timeout, memory_mb=memory_mb,
-                          start_timeout=start_timeout)
+    try:
+        return kind.transport(target, cwd=cwd, timeout=timeout, memory_mb=memory_mb,
+                              start_timeout=start_timeout, **env)
+    except TypeError:
+        if not env:
+            raise
+        raise TargetError(f"{target}: its kind starts no child of an environment given") from None
 
 
 def _wire(request: Request) -> tuple[Any, ...]:

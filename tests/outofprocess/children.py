@@ -90,6 +90,9 @@ def serve(mode: str) -> None:
         chunks = make(call["document"], call["max_size"])
         if mode == "utf16-cut":  # claims the first chunk starts one unit later
             chunks[0]["start"] = int(str(chunks[0]["start"])) + 1
+        if mode == "hash_ids":  # the same in every call of this process, not of the next one
+            for k, chunk in enumerate(chunks):
+                chunk["id"] = f"{hash(call['document']) & 0xFFFFFFFF:08x}-{k}"
         send({"id": call["id"], "chunks": chunks})
 
 

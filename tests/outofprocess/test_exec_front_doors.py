@@ -24,6 +24,7 @@ from tests.gate import ghas_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("rare_child.py")
+CHILDREN = Path(__file__).with_name("children.py")
 SCHEMA = ROOT / "tests" / "gate" / "schemas" / "sarif-schema-2.1.0.json"
 #: The command, relative to the checkout it runs in: the script lies outside that checkout.
 TARGET = f"exec:{sys.executable} ../tools/rare_child.py"
@@ -154,3 +155,26 @@ def test_sarif_locates_an_exec_target_by_its_script_or_the_project(
     assert uri("exec:node js/chunk.mjs --fast", bare) == ("chunk.mjs", 1)
     (bare / "pyproject.toml").write_text("[tool.chunk-contract]\n")
     assert uri("exec:node js/chunk.mjs --fast", bare) == ("pyproject.toml", 1)
+
+
+@pytest.mark.parametrize("mode, code", [("hash_ids", 1), ("ok", 0)])
+def test_a_child_that_follows_its_hash_seed_is_caught_and_replays_from_elsewhere(
+    checkout: Path, mode: str, code: int
+) -> None:
+    """A Python chunker run as an ``exec:`` command hashes the same in every call of its one
+    child; a new child with another PYTHONHASHSEED tells, in the folder the run ran it in, and
+    the finding replays the same from another folder."""
+    shutil.copy(CHILDREN, checkout.parent / "tools" / "children.py")
+    target = f"exec:{sys.executable} ../tools/children.py {mode}"
+    report = checkout / "report.json"
+    done = cli(checkout, "run", target, "--seed", "1", "--only", "deterministic", "-q",
+               "--max-examples", "20", "--json", str(report))
+    assert done.returncode == code, done.stdout + done.stderr
+    if not code:
+        return
+    found = violated_documents(report)["deterministic"]
+    assert "chunked the same input differently: chunk[0].id was" in found["message"]
+    assert "a fresh interpreter (PYTHONHASHSEED=" in found["message"]
+    again = cli(checkout.parent / "elsewhere" / "deeper", "replay",
+                str(checkout / found["reproducer"]), "--trust-target")
+    assert again.returncode == 1 and "STILL FAILS: deterministic" in again.stdout, again.stdout

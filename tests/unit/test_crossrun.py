@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -10,8 +12,10 @@ from typing import Any
 
 import pytest
 
+from chunk_contract import exactjson
 from chunk_contract.engine import crossrun, fresh, runner
 from chunk_contract.engine.crossrun import (
+    SAMPLE_CELLS,
     SAMPLE_CHARS,
     SAMPLE_CHUNKS,
     SAMPLES,
@@ -80,7 +84,7 @@ def test_separated_surrogates_reach_the_fresh_interpreter_apart() -> None:
 # ----------------------------------------------------------------------------- the samples
 
 
-def _seen(document: str, texts: Sequence[str], config: Config | None = None) -> Observation:
+def _seen(document: Any, texts: Sequence[str], config: Config | None = None) -> Observation:
     chunks = chunks_from_records([{"text": t} for t in texts])
     return Observation(document, config or Config(10, 0), [], chunks=chunks)
 
@@ -145,7 +149,7 @@ def _session() -> SimpleNamespace:
                            call=lambda document, config: chunks_from_records([{"text": document}]))
 
 
-PLUGIN = SimpleNamespace(spec="target.py:split", target="target.py:split")
+PLUGIN = SimpleNamespace(spec="target.py:split", target="target.py:split", cwd=None)
 
 
 @pytest.mark.parametrize("differs", [{1}, {2}])
@@ -251,3 +255,88 @@ def test_replay_of_a_set_order_finding_runs_the_seeds_it_names() -> None:
     fixed_records = rerun(fixed.target, [case], timeout=5, hash_seed=one).answers[0]
     assert isinstance(fixed_records, list)
     assert _fresh_interpreter_differs(fixed, fixed_records, 5) == []
+
+
+# ----------------------------------------------------------------------------- workbooks
+
+REFERENCE_BOOK = "chunk_contract_reference.spreadsheet:split"
+BOOK = {"sheets": {"Data": {"A1": "name", "B1": "qty", "A2": "fig", "B2": 12},
+                   "Notes": {"C3": "see Data"}}}
+
+
+def test_samples_keep_workbook_descriptions_up_to_their_cell_limit() -> None:
+    samples = Samples()
+    samples.offer(_seen(BOOK, ["name | qty", "fig | 12", "see Data"]))
+    samples.offer(_seen(exactjson.loads(exactjson.dumps(BOOK)), ["a", "bb"]))  # the same book
+    big = {"sheets": {"S": {f"A{row}": row for row in range(1, SAMPLE_CELLS + 2)}}}
+    samples.offer(_seen(big, ["x", "yy"]))
+    samples.offer(_seen({"no sheets": {}}, ["x", "yy"]))
+    assert [seen.document for seen in samples.chosen] == [BOOK]
+
+
+def test_workbook_candidates_are_smaller_books_smallest_first() -> None:
+    found = candidates(BOOK)
+    shown = [exactjson.dumps(book) for book in found]
+    assert shown == sorted(shown, key=len) and len(shown) == len(set(shown))
+    assert BOOK not in found and all(any(book["sheets"].values()) for book in found)
+    assert {"sheets": {"Notes": {"C3": "see Data"}}} in found  # a sheet alone
+    assert {"sheets": {"Data": BOOK["sheets"]["Data"]}} in found  # a sheet left out
+    half = {"sheets": {"Data": {"A1": "name", "B1": "qty"}, "Notes": {"C3": "see Data"}}}
+    assert half in found  # half of a sheet's cells
+
+
+def test_smaller_narrows_a_workbook_down_to_the_cells_that_still_differ() -> None:
+    book = {"sheets": {"A": {f"A{row}": row for row in range(1, 40)}, "B": {"B2": "set"}}}
+
+    def differs(batch: list[Any]) -> int | None:
+        return next((k for k, b in enumerate(batch)
+                     if "A7" in b["sheets"].get("A", {}) and "B2" in b["sheets"].get("B", {})),
+                    None)
+
+    assert smaller(book, differs) == {"sheets": {"A": {"A7": 7}, "B": {"B2": "set"}}}
+
+
+def test_a_fresh_interpreter_builds_a_workbook_as_the_worker_does() -> None:
+    """The reference's chunks of a workbook agree across interpreters (no false verdict); ids
+    from hash() of a sheet's title do not."""
+    from chunk_contract.engine.session import Session
+    from chunk_contract.transport.loading import load
+
+    case = (BOOK, Config(12, 0))
+    with Session(load(REFERENCE_BOOK), timeout=5, memory_mb=None, selected=()) as session:
+        worker = [chunk.as_record() for chunk in session.call(*case)]
+    done = rerun(REFERENCE_BOOK, [case], timeout=5, hash_seed=1)
+    assert not done.failure and crossrun.difference(worker, done.answers[0]) is None
+    hashed = rerun(f"{ROOT / 'tests' / 'sheets' / 'twins.py'}:HashIds", [case], timeout=5,
+                   hash_seed=1)
+    assert ".id was" in (crossrun.difference(worker, hashed.answers[0]) or "")
+
+
+# ----------------------------------------------------------------------------- exec: targets
+
+CHILDREN = ROOT / "tests" / "outofprocess" / "children.py"
+
+
+def _child(mode: str) -> str:
+    return f"exec:{shlex.quote(sys.executable)} {shlex.quote(str(CHILDREN))} {mode}"
+
+
+def test_a_fresh_child_of_an_exec_target_gets_a_hash_seed_of_its_own() -> None:
+    """A Python child hashes the same in every call of one process; new children with other
+    hash seeds tell. A correct child answers the same in every one of them."""
+    answers = {mode: [fresh.rerun(_child(mode), CASES, timeout=5, memory_mb=None,
+                                  hash_seed=seed).answers[0] for seed in (1, 2)]
+               for mode in ("hash_ids", "ok")}
+    assert ".id was" in (first_difference(*answers["hash_ids"]) or "")  # type: ignore[arg-type]
+    assert first_difference(*answers["ok"]) is None  # type: ignore[arg-type]
+
+
+def test_a_fresh_child_that_dies_is_a_failure_not_a_pass() -> None:
+    done = fresh.rerun(_child("exit"), CASES, timeout=5, memory_mb=None, hash_seed=1)
+    assert done.loadable and done.failure.startswith("died before answering"), done
+
+
+def test_a_service_has_no_fresh_process_to_start() -> None:
+    done = fresh.rerun("http://127.0.0.1:9/split", CASES, timeout=5, memory_mb=None,
+                       hash_seed=1)
+    assert not done.loadable and not done.failure and not done.answers
