@@ -65,7 +65,8 @@ SAMPLE_CHUNKS = 100
 #: The most cells of a workbook sample (its description as JSON at most SAMPLE_JSON chars).
 SAMPLE_CELLS = 400
 SAMPLE_JSON = 40_000
-#: Seconds the fresh interpreter gets to start and load the plugin, on top of the calls.
+#: Seconds the fresh interpreter gets to start, on top of the calls and (from
+#: :func:`chunk_contract.engine.fresh.rerun`) of the worker's allowance to load the plugin.
 STARTUP_SECONDS = 10.0
 #: Characters of the fresh interpreter's stderr quoted in a finding.
 TAIL_CHARS = 1500

@@ -23,6 +23,7 @@ from chunk_contract.engine import crossrun, freshchild
 from chunk_contract.engine.session import Observation, PluginFailure
 from chunk_contract.spec.model import Config, Violation
 from chunk_contract.transport.kinds import is_out_of_process
+from chunk_contract.transport.targets import load_timeout
 
 if TYPE_CHECKING:
     from chunk_contract.engine.session import Session
@@ -80,8 +81,7 @@ def _rerun(plugin: Plugin, session: Session, cases: list[tuple[Any, Config]],
            hash_seed: int, *, within: float | None = None) -> crossrun.Rerun:
     """The fresh interpreter's answers; ``within``: wall seconds it gets in all (default: its
     start-up allowance and the session's timeout for each case)."""
-    timeout, startup = ((session.timeout, crossrun.STARTUP_SECONDS) if within is None
-                        else (0.0, within))
+    timeout, startup = (session.timeout, None) if within is None else (0.0, within)
     return rerun(
         plugin.spec or plugin.target, cases, timeout=timeout, startup=startup,
         memory_mb=session.memory_mb, hash_seed=hash_seed,
@@ -91,11 +91,17 @@ def _rerun(plugin: Plugin, session: Session, cases: list[tuple[Any, Config]],
 
 
 def rerun(target: str, cases: list[tuple[Any, Config]], *, timeout: float,
-          memory_mb: int | None, hash_seed: int, startup: float = crossrun.STARTUP_SECONDS,
+          memory_mb: int | None, hash_seed: int, startup: float | None = None,
           required: bool = True, cwd: str | None = None) -> crossrun.Rerun:
     """``cases`` chunked anew with ``hash_seed``: in a fresh interpreter
     (:func:`chunk_contract.engine.crossrun.rerun`), or for an out-of-process target in a new
-    child of its own, run in ``cwd`` (:func:`chunk_contract.engine.freshchild.rerun_child`)."""
+    child of its own, run in ``cwd`` (:func:`chunk_contract.engine.freshchild.rerun_child`).
+    ``startup``: seconds to start and load the plugin, on top of ``timeout`` per case (default:
+    the worker's load allowance, ``$CHUNK_CONTRACT_LOAD_TIMEOUT`` included, plus
+    ``crossrun.STARTUP_SECONDS`` for the new process's own start: a plugin slow to import is
+    given the time the worker gave it, never a false verdict)."""
+    if startup is None:
+        startup = load_timeout(timeout) + crossrun.STARTUP_SECONDS
     if is_out_of_process(target):
         return freshchild.rerun_child(target, cases, hash_seed,
                                       deadline=startup + timeout * len(cases), startup=startup,

@@ -340,3 +340,20 @@ def test_a_service_has_no_fresh_process_to_start() -> None:
     done = fresh.rerun("http://127.0.0.1:9/split", CASES, timeout=5, memory_mb=None,
                        hash_seed=1)
     assert not done.loadable and not done.failure and not done.answers
+
+
+def test_a_fresh_interpreter_gets_the_load_time_the_worker_got(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A plugin slow to import, given more load time with $CHUNK_CONTRACT_LOAD_TIMEOUT, gets
+    that time in the fresh interpreters too, on top of their own start: never a false verdict."""
+    given: list[float] = []
+
+    def fake(target: str, cases: Any, *, startup: float, **_: Any) -> Rerun:
+        given.append(startup)
+        return Rerun(1, [[] for _ in cases])
+
+    monkeypatch.setattr(crossrun, "rerun", fake)
+    monkeypatch.setenv("CHUNK_CONTRACT_LOAD_TIMEOUT", "60")
+    fresh.rerun("target.py:split", CASES, timeout=2, memory_mb=None, hash_seed=1)
+    assert given == [60 + crossrun.STARTUP_SECONDS]
