@@ -53,8 +53,9 @@ from chunk_contract.spec.model import CHUNK_FIELDS, Config, chunks_from_records,
 if TYPE_CHECKING:
     from chunk_contract.engine.session import Observation
 
-#: Inputs re-chunked in the fresh interpreters.
+#: Inputs re-chunked in the fresh interpreters, chosen among the SAMPLE_POOL most telling.
 SAMPLES = 8
+SAMPLE_POOL = 32
 #: Fresh interpreters, each with a hash seed of its own. Whether two strings keep their order
 #: in a set is a coin toss for each seed: one other seed misses output that follows set order
 #: half the time, two a quarter of the time.
@@ -99,11 +100,24 @@ class Samples:
     how many different chunk lengths they gave, then by how many chunks (the earlier one kept on
     a tie). Chunks of many lengths are boundaries the chunker chose from the content, which is
     where output that follows set order shows; a document cut into equal pieces, or not cut at
-    all, shows only ids built from ``hash()``."""
+    all, shows only ids built from ``hash()``.
+
+    The SAMPLE_POOL best are kept, and the SAMPLES sent are the best of each :func:`shape`
+    first, then the best of the rest: a chunker whose output depends on what it chunked before
+    (a mode chosen by the first document it saw, and cached) answers otherwise only where a
+    document unlike the ones before it comes first. So the list starts with the shape least
+    like the run's first input's, and ends with the next least like it: the interpreters that
+    take the list in reverse start there."""
 
     def __init__(self) -> None:
         self._kept: dict[tuple[str, Config], tuple[tuple[int, int, int], Observation]] = {}
         self._offered = 0
+        self._first: tuple[Any, ...] | None = None  # the shape of the first input offered
+
+    def called(self, document: Any) -> None:
+        """Note an input the plugin was called on (every one, in order, clean or not)."""
+        if self._first is None:
+            self._first = shape(document)
 
     def offer(self, seen: Observation) -> None:
         """Keep ``seen`` (a clean observation) if it is among the most telling so far."""
@@ -116,14 +130,60 @@ class Samples:
         self._offered += 1
         rank = (len({len(c.text) for c in chunks}), len(chunks), -self._offered)
         self._kept[key] = (rank, seen)
-        if len(self._kept) > SAMPLES:
+        if len(self._kept) > SAMPLE_POOL:
             del self._kept[min(self._kept, key=lambda k: self._kept[k][0])]
 
     @property
     def chosen(self) -> list[Observation]:
-        """The samples kept, most telling first."""
-        return [seen for _, seen in sorted(self._kept.values(), key=lambda kept: kept[0],
-                                           reverse=True)]
+        """The SAMPLES sent: the most telling of each shape, then the most telling others; the
+        first and the last are the two shapes least like the run's first input's."""
+        ranked = sorted(self._kept.values(), key=lambda kept: kept[0], reverse=True)
+        firsts: list[Observation] = []
+        others: list[Observation] = []
+        shapes: set[tuple[Any, ...]] = set()
+        for _, seen in ranked:
+            found = shape(seen.document)
+            (others if found in shapes else firsts).append(seen)
+            shapes.add(found)
+        # each order starts with a shape unlike the run's first input
+        first = self._first or ()
+        head = _least_like(firsts, first)
+        tail = None if head is None else _least_like(firsts, first)
+        middle = (firsts + others)[: SAMPLES - (head is not None) - (tail is not None)]
+        return [seen for seen in (head, *middle, tail) if seen is not None]
+
+
+_SHAPES = tuple(re.compile(p) for p in (
+    r"(?m)^ {0,3}#{1,6}(?:[ \t]|$)",  # an ATX heading
+    r"(?m)^ {0,3}(?:```|~~~)",  # a code fence
+    r"\r",  # CR line endings, alone or in CRLF
+    r"(?m)^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]",  # a list item
+    r"(?m)^ {0,3}\|",  # a table row
+    r"[^\x00-\x7f]",  # text beyond ASCII
+))
+
+
+def _least_like(found: list[Observation], other: tuple[Any, ...]) -> Observation | None:
+    """Take from ``found`` (ranked) the first whose shape is least like ``other``; None if
+    ``found`` is empty."""
+    if not found:
+        return None
+    best = max(range(len(found)), key=lambda k: (_unlike(shape(found[k].document), other), -k))
+    return found.pop(best)
+
+
+def _unlike(a: tuple[Any, ...], b: tuple[Any, ...]) -> int:
+    """How many of two shapes' features differ."""
+    return sum(x != y for x, y in zip(a, b)) + abs(len(a) - len(b))
+
+
+def shape(document: Any) -> tuple[Any, ...]:
+    """What kind of document this is, for choosing samples unlike each other: which of a
+    heading, a code fence, CR, a list, a table and non-ASCII text a text holds; a workbook's
+    number of sheets."""
+    if isinstance(document, str):
+        return tuple(bool(p.search(document)) for p in _SHAPES)
+    return ("workbook", len(document.get("sheets", {})))
 
 
 def _sample_key(document: Any) -> str | None:

@@ -55,19 +55,22 @@ class Found:
 
 
 def judge(plugin: Plugin, session: Session, samples: list[Observation]) -> Found | None:
-    """The finding of the first fresh interpreter that fails (on the first sample: the same input
-    did not come back the same) or chunks a sample differently (on the smallest input found
-    that still differs); None if every interpreter agrees, or the target cannot be loaded by
-    name in a new interpreter (an API object: no verdict)."""
+    """The finding of the first fresh interpreter that fails (on the first sample it was sent:
+    the same input did not come back the same) or chunks a sample differently (on the smallest
+    input found that still differs); None if every interpreter agrees, or the target cannot be
+    loaded by name in a new interpreter (an API object: no verdict). Every other interpreter
+    is sent the samples in reverse order: output that depends on what the plugin chunked
+    before shows where another input comes first."""
     seeds = crossrun.hash_seeds() if samples else []
     for k, hash_seed in enumerate(seeds):
-        done = _rerun(plugin, session, [(s.document, s.config) for s in samples], hash_seed)
+        order = samples if k % 2 == 0 else samples[::-1]  # another input comes first
+        done = _rerun(plugin, session, [(s.document, s.config) for s in order], hash_seed)
         if not done.loadable:
             return None
         if done.failure:
             failure = f"{crossrun.interpreter(hash_seed)} {done.failure}"
-            return Found(_finding(samples[0], failure), samples[0])
-        differing = [(s, a) for s, a in zip(samples, done.answers)
+            return Found(_finding(order[0], failure), order[0])
+        differing = [(s, a) for s, a in zip(order, done.answers)
                      if crossrun.difference(s.records or [], a)]
         if differing:
             sample, answer = min(differing, key=lambda found: _size(found[0].document))

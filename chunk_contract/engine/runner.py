@@ -389,6 +389,7 @@ class _Explored:
         self.examples += 1
         self.exercised |= seen.exercised
         self.seen[_key(case)] = seen if seen.violations else None
+        self.samples.called(case[0])
         if not seen.violations:
             self.samples.offer(seen)
         for violation in seen.violations:

@@ -1024,6 +1024,27 @@ def hash_ids(document: str, *, max_size: int, overlap: int) -> list[dict[str, An
             for s, e in _windows(document, max_size, overlap)]
 
 
+#: The mode the first document chose (first_document_mode): markdown or plain splitting.
+_FIRST_MODE: list[str] = []
+_MODE_HEADING = re.compile(r"^#{1,6} ", re.M)
+
+
+def first_document_mode(document: str, *, max_size: int, overlap: int) -> list[dict[str, Any]]:
+    """Sniffs the first document it is given for markdown headings and splits every later one
+    the same way, "so that a corpus is chunked consistently": each answer is a correct
+    chunking, but which one depends on what the process chunked first. Not in DEFECTS: the
+    fresh interpreters catch it on most seeds, not all (test_crossrun runs it)."""
+    # lazy: the reference chunkers are this defect's two correct halves
+    from chunk_contract_reference import markdown, recursive
+
+    if not _FIRST_MODE:
+        _FIRST_MODE.append("md" if _MODE_HEADING.search(document) else "plain")
+    if _FIRST_MODE[0] == "md" and "\r\n" not in document:
+        chunks = markdown.split(document, max_size=max_size, overlap=overlap)
+        return [{k: v for k, v in c.items() if k != "section"} for c in chunks]
+    return recursive.split(document, max_size=max_size, overlap=overlap)
+
+
 #: Where a chunk may end. A set of strings iterates in the order of their hashes, which the
 #: next interpreter's hash seed changes.
 _SET_ENDS = {"\n\n", "\n", ". ", " "}

@@ -99,6 +99,51 @@ def test_samples_keep_the_inputs_with_the_most_chunk_lengths() -> None:
     assert f"even {SAMPLES - 1}" not in [s.document for s in chosen]  # the latest of a tie goes
 
 
+def test_samples_start_each_order_with_shapes_unlike_the_first_input() -> None:
+    """A chunker whose mode the first document chose answers otherwise only where a document
+    unlike that one comes first: the list sent starts and ends with such shapes, and holds one
+    of each shape before the better-ranked rest."""
+    samples = Samples()
+    samples.called("plain prose first")
+    for k in range(SAMPLES):
+        samples.offer(_seen(f"prose {k}", ["a", "bb", "ccc"]))  # ranked first
+    samples.offer(_seen("# Title\n\nprose", ["a", "bb"]))
+    samples.offer(_seen("- item\n- item", ["a", "bb"]))
+    chosen = [seen.document for seen in samples.chosen]
+    assert len(chosen) == SAMPLES and {chosen[0], chosen[-1]} == {"# Title\n\nprose",
+                                                                  "- item\n- item"}
+    assert chosen[1] == "prose 0"
+
+
+def test_every_other_interpreter_gets_the_samples_in_reverse_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake = _FakeReruns(set())
+    orders: list[list[str]] = []
+
+    def recording(target: str, cases: Any, **kwargs: Any) -> Rerun:
+        orders.append([document for document, _ in cases])
+        return fake(target, cases, **kwargs)
+
+    monkeypatch.setattr(crossrun, "rerun", recording)
+    runner._fresh_interpreter(PLUGIN, _session(), _explored("one", "two", "three"))  # type: ignore[arg-type]
+    assert len(orders) == 2 and orders[1] == orders[0][::-1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("run_seed", [1, 3])
+def test_a_mode_the_first_document_chose_is_caught_in_fresh_interpreters(
+    run_seed: int, tmp_path: Path
+) -> None:
+    """Seeds where samples sent in one order, ranked by chunk lengths alone, missed it."""
+    target = f"{ROOT / 'tests' / 'defects' / 'chunkers.py'}:first_document_mode"
+    result = runner.run(target, runner.RunSettings(seed=run_seed, reproducers=tmp_path))
+    violated = {r.id: r for r in result.results if r.status == "violated"}
+    assert set(violated) == {"deterministic"}, list(violated)
+    found = violated["deterministic"].counterexample
+    assert found is not None and "a fresh interpreter (PYTHONHASHSEED=" in found.message
+
+
 def test_samples_keep_an_input_once() -> None:
     samples = Samples()
     for _ in range(3):
