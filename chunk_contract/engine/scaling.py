@@ -19,7 +19,9 @@ checking them would cost the host more than the split cost the plugin. A plugin 
 another document, or answers a large one fast with wrong chunks, breaks a rule; a call that
 raises, crashes or breaks a rule on a probe document is a finding of that rule
 (:class:`Broken`), shrunk to the smallest size of its family that still fails, never a lost
-timing.
+timing. A family whose chunks broke a rule is still timed to the end (its later calls are not
+checked again): one bug must not hide another one's growth, and the growth's finding names
+the rule those documents broke too.
 
 **Sizes.** The first family starts small (``SIZES[0]``, 3,125 characters); each later one
 starts at the first size the plugin's fastest settled family of its kind (pathological or
@@ -75,7 +77,7 @@ from chunk_contract.containment.worker import Outcome
 from chunk_contract.generation.families import FAMILIES, PATHOLOGICAL
 from chunk_contract.spec.model import Config, Violation
 from chunk_contract.transport.base import parsed
-from chunk_contract.transport.messages import Timed, TimedFamily
+from chunk_contract.transport.messages import Chunks, Timed, TimedFamily
 
 if TYPE_CHECKING:
     from chunk_contract.transport.base import Transport
@@ -177,7 +179,8 @@ class Timing:
     seconds: tuple[float | None, ...]  # CPU seconds; None: no answer within the timeout
     timeout: float
     spent: float = 0.0  # CPU seconds of every call made (a timeout counts as its wait)
-    failed: bool = False  # the plugin failed on this family (see broken)
+    failed: bool = False  # no answer to time on this family: it raised, crashed or hung
+    #: (see broken; a rule broken by the chunks of a call that answered leaves it timed)
     waited: float | None = None  # wall seconds the last size was given (default: timeout)
     broken: Broken | None = None  # the rule a call broke, if one did
     repeats: tuple[int, ...] = ()  # calls made at each size (default: one each)
@@ -365,12 +368,13 @@ class _Measuring:
     waited: float | None = None
     broken: Broken | None = None
     patient: bool = True  # wait EXTEND times the timeout on a first size that does not finish
+    unanswered: bool = False  # the broken rule's call gave no chunks (raised, crashed): no time
 
     def timing(self, *, failed: bool = False) -> Timing:
         """The measurement so far."""
         return Timing(
             self.family, tuple(self.planned[: len(self.seconds)]), tuple(self.seconds),
-            self.timeout, self.spent, failed or self.broken is not None, self.waited,
+            self.timeout, self.spent, failed, self.waited,
             self.broken, tuple(self.repeats),
         )
 
@@ -406,8 +410,8 @@ class _Measuring:
         if _unmeasurable(outcome) or (outcome.kind == "memory" and self.seconds):
             return None  # no CPU time here, or memory at a size past a finished one
         if not outcome.ok or size <= CHECKED:
-            if not self.verify(size, outcome):
-                return None
+            if not self.verify(size, outcome) and self.unanswered:
+                return None  # a rule its chunks broke leaves the time standing
         elif size not in self.replies:
             self.replies[size] = outcome  # checked if it is the largest (verify_largest)
         return timed.seconds if isinstance(timed, Timed) else None
@@ -415,11 +419,13 @@ class _Measuring:
     def verify(self, size: int, outcome: Outcome) -> bool:
         """Check one call's outcome on the host's copy of the document (once per size); False
         if it broke a rule, then ``broken`` says which, at the smallest size found."""
-        if self.check is None or (size in self.checked and outcome.ok):
-            return outcome.ok
+        if self.check is None or (size in self.checked and outcome.ok) or self.broken:
+            return outcome.ok  # (one broken rule per family: its later calls are timed only)
         self.checked.add(size)
-        found = self.check(FAMILIES[self.family](size), self.config, parsed(outcome))
+        reply = parsed(outcome)
+        found = self.check(FAMILIES[self.family](size), self.config, reply)
         if found:
+            self.unanswered = not (reply.ok and isinstance(reply.value, Chunks))
             self.broken = self._shrunk(size, found)
         return not found
 
@@ -490,6 +496,7 @@ class _Measuring:
         taken = self.time(size, 1, limit=self.waited)
         if taken is not None:
             return taken
+        self.unanswered = True
         self.broken = Broken(self.family, size, (Violation(
             "terminates",
             f"no answer within {self.waited:g} s ({EXTEND:g} times the {self.timeout:g} s "
@@ -622,9 +629,10 @@ def _noisy_size(timing: Timing) -> int | None:
 
 
 def _verified(state: _Measuring, *, failed: bool = False) -> Timing:
-    """The measurement, once the chunks its verdict rests on are checked."""
+    """The measurement, once the chunks its verdict rests on are checked (a rule they break is
+    the timing's ``broken``; its times stand)."""
     if not failed and not state.verify_largest():
-        failed = True
+        failed = state.unanswered
     return state.timing(failed=failed)
 
 
@@ -735,7 +743,7 @@ class _Rates:
     def settle(self, family: str, timing: Timing) -> None:
         """Count ``timing``'s rate if it settled linear at a measurable time (its largest size
         is the one least disturbed by fixed costs)."""
-        if timing.superlinear or timing.failed or not timing.settled:
+        if timing.superlinear or timing.failed or timing.broken or not timing.settled:
             return
         kind, per_char = family in PATHOLOGICAL, timing.largest / timing.sizes[timing.finished - 1]
         self.fastest[kind] = min(self.fastest.get(kind, per_char), per_char)
@@ -752,7 +760,13 @@ def probe(
 
 def _violation(timing: Timing, config: Config) -> Violation:
     """The violation for a family confirmed superlinear."""
+    also = ""
+    if timing.broken is not None:
+        rule = timing.broken.violations[0].invariant
+        also = (f" (these documents also break {rule}, its own finding: the growth may follow "
+                f"from that bug)")
     return Violation(
         "scales_linearly",
-        f"{timing.describe()}; config {config.describe()}: time grows faster than the input",
+        f"{timing.describe()}; config {config.describe()}: time grows faster than the input"
+        + also,
     )

@@ -216,9 +216,22 @@ def test_garbage_at_the_largest_size_breaks_a_rule_there() -> None:
     model, seen = _Unparsed(lambda n: n * 5e-8), []
     timing = scaling.measure(model, "newlines only", timeout=2.0,
                              check=_checker(seen, bad_from=100_000))
-    assert timing.failed and timing.broken is not None
+    assert timing.broken is not None and not timing.superlinear
     assert timing.broken.violations[0].invariant == "no_lost_text"
     assert scaling.CHECKED < timing.broken.size <= timing.sizes[-1]
+
+
+def test_a_rule_the_chunks_break_does_not_hide_growth() -> None:
+    """One bug must not hide another: a quadratic chunker whose chunks also break a rule from
+    the first size on is still timed, and its growth is reported beside that rule."""
+    model, seen = _Unparsed(lambda n: (n / 100_000) ** 2 * 0.05), []
+    found = scaling.survey(model, timeout=2.0, check=_checker(seen, bad_from=0),
+                           families=("newlines only",))
+    assert "no_lost_text" in found.broken
+    (violation,) = found.violations
+    assert "grows faster than the input" in violation.message
+    assert "also break no_lost_text" in violation.message
+    assert [n for n in seen if n > scaling.CHECKED] == []  # checked once, then timed only
 
 
 def test_a_slightly_steep_doubling_is_timed_again_before_growing_on() -> None:
