@@ -74,6 +74,40 @@ def test_a_backtick_info_string_with_a_backtick_is_not_a_fence() -> None:
     assert heading_offsets(doc) == [doc.index("# Real")]
 
 
+@pytest.mark.parametrize("doc", [
+    "# Setup\n\n1. ```sh\n   # install\n   pip install x\n   ```\n2. Run it.\n",  # in a list item
+    "- ```\n  # comment\n  ```\n",
+    "Intro\n~~~\nx\n~~~\xa0\n# H\ntext\n",  # CommonMark: a no-break space leaves it open
+    "Intro\n```\nx\n```\x0c\n# H\ntext\n",  # and so does a form feed
+])
+def test_a_line_fenced_under_commonmarks_reading_need_not_start_a_chunk(doc: str) -> None:
+    """Both readings docs/spec.md allows pass: CommonMark's (a fence in a list item; only
+    spaces and tabs after a closing marker) and the plain one."""
+    accepts("heading_boundary", _whole(doc))
+
+
+def test_a_heading_fenced_under_no_reading_must_still_start_its_chunk() -> None:
+    doc = "Intro\n10. ```\n    # code\n    ```\n# Real\nbody"
+    rejects("heading_boundary", _whole(doc), "holds heading '# Real'")
+
+
+def test_a_section_path_under_either_reading_of_a_fence_is_accepted() -> None:
+    """After ``~~~\\xa0`` a plain reader sees ``# H`` open a section; CommonMark reads it as code,
+    so the section stays ``A``. Both pass; a path neither gives does not."""
+    doc = "# A\nx\n~~~\nx\n~~~\xa0\n# H\ntext\n"
+    texts = ("# A\nx\n~~~\nx\n~~~\xa0", "# H\ntext")
+    for section in (["A"], ["H"]):
+        chunks = slices(doc, *texts)
+        chunks[1] = type(chunks[1])(index=1, text=chunks[1].text, start=chunks[1].start,
+                                    end=chunks[1].end, section=tuple(section))
+        chunks[0] = type(chunks[0])(index=0, text=chunks[0].text, start=chunks[0].start,
+                                    end=chunks[0].end, section=("A",))
+        accepts("section_path", case(doc, chunks, promises=SP))
+    chunks[1] = type(chunks[1])(index=1, text=chunks[1].text, start=chunks[1].start,
+                                end=chunks[1].end, section=("B",))
+    rejects("section_path", case(doc, chunks, promises=SP), "reports section ['B']")
+
+
 @pytest.mark.parametrize(
     "line,heading",
     [
@@ -279,4 +313,5 @@ def test_one_document_reading_equals_the_public_heading_paths(text: str) -> None
     from chunk_contract.spec.model import Document
 
     doc = Document(text)
-    assert _readings(doc) == [heading_paths(text, setext=s) for s in (False, True)]
+    # the plain reading of fences comes first; CommonMark's follows where the two differ
+    assert _readings(doc)[:2] == [heading_paths(text, setext=s) for s in (False, True)]

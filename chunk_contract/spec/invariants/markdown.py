@@ -21,6 +21,11 @@ from chunk_contract.spec.rules import invariant
 #: "\r" ends nothing on its own (SPEC §4): it counts only as part of a CRLF line end.
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|(?=\r?\n)|\Z)", re.MULTILINE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
+#: CommonMark's reading of fences: one may open on a list item's first line (``1. ```sh``)
+#: and close indented as the item's content is, and only spaces and tabs may follow a closing
+#: marker (a no-break space or a form feed there leaves the block open).
+_FENCE_IN_ITEM = re.compile(r"^([ \t]*)((?:[-*+]|\d{1,9}[.)])[ \t]+)?(`{3,}|~{3,})(.*)$",
+                            re.MULTILINE)
 
 
 def heading_offsets(text: str, fenced: list[int] | None = None) -> list[int]:
@@ -37,20 +42,22 @@ def heading_offsets(text: str, fenced: list[int] | None = None) -> list[int]:
     return out
 
 
-def _fenced_ranges(text: str) -> list[int]:
-    """Flat list ``[open0, close0, open1, close1, ...]`` of fenced code block line ranges."""
+def _fenced_ranges(text: str, *, commonmark: bool = False) -> list[int]:
+    """Flat list ``[open0, close0, open1, close1, ...]`` of fenced code block line ranges:
+    fences at a line's start, closed by a marker line with only whitespace after it; with
+    ``commonmark``, CommonMark's reading (:data:`_FENCE_IN_ITEM`)."""
     if "```" not in text and "~~~" not in text:
         return []  # no fence can open (the regex would try every line start)
     bounds: list[int] = []
     opener: str | None = None
-    for match in _FENCE.finditer(text):
-        marker, rest = match.group(1), match.group(2)
+    for match in (_FENCE_IN_ITEM if commonmark else _FENCE).finditer(text):
+        marker, rest, opens, closes = _fence_line(match, commonmark)
         if opener is None:
-            if marker[0] == "`" and "`" in rest:
+            if not opens or (marker[0] == "`" and "`" in rest):
                 continue  # a backtick fence's info string may not hold backticks
             opener = marker
             bounds.append(match.start())
-        elif marker[0] == opener[0] and len(marker) >= len(opener) and not rest.strip():
+        elif marker[0] == opener[0] and len(marker) >= len(opener) and closes:
             opener = None
             bounds.append(match.end())
     if opener is not None:
@@ -58,11 +65,47 @@ def _fenced_ranges(text: str) -> list[int]:
     return bounds
 
 
+def _fence_line(match: re.Match[str], commonmark: bool) -> tuple[str, str, bool, bool]:
+    """A fence line's marker and the rest of the line, whether it may open a fence and
+    whether it may close one, under the reading ``commonmark`` says."""
+    if not commonmark:
+        return match.group(1), match.group(2), True, not match.group(2).strip()
+    indent, item, marker, rest = match.groups()
+    opens = len(indent.expandtabs(4)) <= 3
+    closes = item is None and not rest.removesuffix("\r").strip(" \t")  # (a CRLF's "\r")
+    return marker, rest, opens, closes
+
+
+def _fence_readings(doc: Document) -> list[list[int]]:
+    """The fenced ranges under each reading docs/spec.md allows, each once."""
+    cached = doc.cache.get("fence_readings")
+    if cached is None:
+        plain, commonmark = (_fenced_ranges(doc.text, commonmark=c) for c in (False, True))
+        cached = doc.cache["fence_readings"] = [plain] if plain == commonmark else [
+            plain, commonmark]
+    return cached
+
+
 def _fenced(doc: Document) -> list[int]:
+    """What is fenced code under any reading: a heading there need not start a chunk."""
     cached = doc.cache.get("fenced")
     if cached is None:
-        cached = doc.cache["fenced"] = _fenced_ranges(doc.text)
+        cached = doc.cache["fenced"] = _union(_fence_readings(doc))
     return cached
+
+
+def _union(readings: list[list[int]]) -> list[int]:
+    """The flat ranges (``[open0, close0, ...]``) covered by any of ``readings``."""
+    if len(readings) == 1:
+        return readings[0]
+    spans = sorted((r[k], r[k + 1]) for r in readings for k in range(0, len(r), 2))
+    merged: list[int] = []
+    for start, end in spans:
+        if merged and start <= merged[-1]:
+            merged[-1] = max(merged[-1], end)
+        else:
+            merged += [start, end]
+    return merged
 
 
 def _headings(doc: Document) -> list[int]:
@@ -248,11 +291,14 @@ def _title(content: str, *, trim: str | None, sep: str | None) -> str:
 
 
 def _readings(doc: Document) -> list[tuple[list[int], list[Path]]]:
+    """The heading starts and paths of every reading: each reading of fences, with and
+    without setext headings."""
     cached = doc.cache.get("heading_paths")
     if cached is None:
-        atx = [_atx(doc.text, head) for head in _headings(doc)]
         cached = doc.cache["heading_paths"] = [
-            _paths(_all_headings(doc.text, atx, _fenced(doc), setext=setext))
+            _paths(_all_headings(doc.text, atx, fenced, setext=setext))
+            for fenced in _fence_readings(doc)
+            for atx in ([_atx(doc.text, head) for head in heading_offsets(doc.text, fenced)],)
             for setext in (False, True)
         ]
     return cached
@@ -293,8 +339,7 @@ def section_path(case: Case) -> Iterator[Violation]:
     """
     doc = case.document
     readings = _readings(doc)
-    plain, setext = (starts for starts, _ in readings)
-    judged: dict[tuple[int, int, tuple[str, ...]], bool] = {}  # (headings, section): verdict
+    judged: dict[tuple[tuple[int, ...], tuple[str, ...]], bool] = {}  # (headings, section)
     for chunk, span in zip(case.chunks, case.offset_spans):
         if chunk.section is None:
             yield Violation(
@@ -314,7 +359,7 @@ def section_path(case: Case) -> Iterator[Violation]:
             if first == -1:
                 continue
         # The chunks of one section share its headings and report the same path: judged once.
-        key = (bisect.bisect_right(plain, first), bisect.bisect_right(setext, first),
+        key = (tuple(bisect.bisect_right(starts, first) for starts, _ in readings),
                chunk.section)
         held = judged.get(key)
         if held is None:
