@@ -112,7 +112,7 @@ class Samples:
     def __init__(self) -> None:
         self._kept: dict[tuple[str, Config], tuple[tuple[int, int, int], Observation]] = {}
         self._offered = 0
-        self._first: tuple[Any, ...] | None = None  # the shape of the first input offered
+        self._first: tuple[Any, ...] | None = None  # the shape of the first input called
 
     def called(self, document: Any) -> None:
         """Note an input the plugin was called on (every one, in order, clean or not)."""
@@ -138,19 +138,16 @@ class Samples:
         """The SAMPLES sent: the most telling of each shape, then the most telling others; the
         first and the last are the two shapes least like the run's first input's."""
         ranked = sorted(self._kept.values(), key=lambda kept: kept[0], reverse=True)
-        firsts: list[Observation] = []
-        others: list[Observation] = []
-        shapes: set[tuple[Any, ...]] = set()
+        firsts: list[tuple[Observation, tuple[Any, ...]]] = []
+        others: list[tuple[Observation, tuple[Any, ...]]] = []
         for _, seen in ranked:
             found = shape(seen.document)
-            (others if found in shapes else firsts).append(seen)
-            shapes.add(found)
+            (others if any(found == s for _, s in firsts) else firsts).append((seen, found))
         # each order starts with a shape unlike the run's first input
         first = self._first or ()
-        head = _least_like(firsts, first)
-        tail = None if head is None else _least_like(firsts, first)
-        middle = (firsts + others)[: SAMPLES - (head is not None) - (tail is not None)]
-        return [seen for seen in (head, *middle, tail) if seen is not None]
+        ends = [_least_like(firsts, first) for _ in range(min(2, len(firsts)))]
+        middle = [seen for seen, _ in firsts + others][: SAMPLES - len(ends)]
+        return ends[:1] + middle + ends[1:]
 
 
 _SHAPES = tuple(re.compile(p) for p in (
@@ -163,13 +160,12 @@ _SHAPES = tuple(re.compile(p) for p in (
 ))
 
 
-def _least_like(found: list[Observation], other: tuple[Any, ...]) -> Observation | None:
-    """Take from ``found`` (ranked) the first whose shape is least like ``other``; None if
-    ``found`` is empty."""
-    if not found:
-        return None
-    best = max(range(len(found)), key=lambda k: (_unlike(shape(found[k].document), other), -k))
-    return found.pop(best)
+def _least_like(found: list[tuple[Observation, tuple[Any, ...]]],
+                other: tuple[Any, ...]) -> Observation:
+    """Take from ``found`` (ranked, each with its shape) the first whose shape is least like
+    ``other``."""
+    best = max(range(len(found)), key=lambda k: (_unlike(found[k][1], other), -k))
+    return found.pop(best)[0]
 
 
 def _unlike(a: tuple[Any, ...], b: tuple[Any, ...]) -> int:
@@ -192,7 +188,7 @@ def _sample_key(document: Any) -> str | None:
     if isinstance(document, str):
         return document if len(document) <= SAMPLE_CHARS else None
     sheets = document.get("sheets") if isinstance(document, dict) else None
-    if not isinstance(sheets, dict) or sum(map(len, sheets.values())) > SAMPLE_CELLS:
+    if not isinstance(sheets, dict) or _cells(document) > SAMPLE_CELLS:
         return None
     shown = identity(document)
     return shown if len(shown) <= SAMPLE_JSON else None
@@ -473,6 +469,12 @@ def _answer_case(plugin: Any, case: dict[str, Any]) -> Answer:
         records = normalise_chunks(result)
     except Exception as exc:
         return {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+    return answered(records)
+
+
+def answered(records: list[dict[str, Any]]) -> Answer:
+    """Chunk records as an answer: without ``bare``, which says how a plugin returned a chunk,
+    not what it holds."""
     return [{k: v for k, v in r.items() if k != "bare"} for r in records]
 
 

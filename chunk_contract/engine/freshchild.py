@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chunk_contract.containment.worker import Outcome
-from chunk_contract.engine.crossrun import Answer, Rerun
+from chunk_contract.engine.crossrun import Answer, Rerun, answered
 from chunk_contract.spec.model import Config
 from chunk_contract.transport.kinds import HTTP, kind_of
 from chunk_contract.transport.messages import Chunks, Raised, Split
@@ -69,7 +69,7 @@ def _asked(child: OutOfProcessTransport, cases: Sequence[tuple[Any, Config]], se
 def _child_answer(reply: Any) -> Answer:
     """A child's typed reply to a split as an answer: its chunk records, or what it raised."""
     if isinstance(reply, Chunks):
-        return [{k: v for k, v in c.as_record().items() if k != "bare"} for c in reply.chunks]
+        return answered([c.as_record() for c in reply.chunks])
     if isinstance(reply, Raised):
         return {"error": f"{reply.error_type}: {reply.message[:200]}"}
     return {"error": f"a reply that is no list of chunks: {type(reply).__name__}"}

@@ -76,9 +76,8 @@ class OutOfProcessTransport:
                  cwd: str | Path | None = None, start_timeout: float = 10.0,
                  env: dict[str, str] | None = None) -> None:
         self.target = target
-        limits = {"env": env} if env is not None else {}
         self._child = _open(target, timeout=timeout, memory_mb=memory_mb, cwd=cwd,
-                            start_timeout=max(start_timeout, timeout), **limits)
+                            start_timeout=max(start_timeout, timeout), env=env)
 
     @property
     def restarts(self) -> int:
@@ -113,21 +112,23 @@ class OutOfProcessTransport:
 
 
 def _open(target: str, *, timeout: float, memory_mb: int | None, cwd: str | Path | None,
-          start_timeout: float, **env: dict[str, str]) -> Any:
-    """The child of ``target``'s kind (chunk_contract.transport.kinds); ``env``: ``env=`` the
-    child's environment, for a kind whose factory takes one (``exec:`` and
+          start_timeout: float, env: dict[str, str] | None = None) -> Any:
+    """The child of ``target``'s kind (chunk_contract.transport.kinds); ``env``: the child's
+    environment, passed only when given, to a kind whose factory takes one (``exec:``'s and
     :func:`~chunk_contract.transport.kinds.command_child`'s do)."""
     kind = kind_of(target)
     if kind is None:
         known = ", ".join(kinds())
         raise TargetError(f"{target}: no target kind starts it; known prefixes: {known}")
+    limits: dict[str, Any] = {"cwd": cwd, "timeout": timeout, "memory_mb": memory_mb,
+                              "start_timeout": start_timeout}
+    if env is None:
+        return kind.transport(target, **limits)
     try:
-        return kind.transport(target, cwd=cwd, timeout=timeout, memory_mb=memory_mb,
-                              start_timeout=start_timeout, **env)
+        return kind.transport(target, **limits, env=env)
     except TypeError:
-        if not env:
-            raise
-        raise TargetError(f"{target}: its kind starts no child of an environment given") from None
+        raise TargetError(f"{target}: its kind's factory takes no env= for the child's "
+                          "environment") from None
 
 
 def _wire(request: Request) -> tuple[Any, ...]:

@@ -381,6 +381,23 @@ def test_a_fresh_child_that_dies_is_a_failure_not_a_pass() -> None:
     assert done.loadable and done.failure.startswith("died before answering"), done
 
 
+def test_a_kind_whose_factory_takes_no_environment_gives_no_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A registered kind whose factory has no ``env=`` cannot be started with another hash
+    seed: no verdict, never a failure of the plugin."""
+    from chunk_contract.transport import kinds, outofprocess
+
+    def factory(target: str, *, cwd: Any, timeout: float, memory_mb: Any,
+                start_timeout: float) -> Any:
+        raise AssertionError("started without its environment")
+
+    monkeypatch.setattr(outofprocess, "kind_of", lambda target: kinds.TargetKind("x:", factory))
+    monkeypatch.setattr(fresh, "is_out_of_process", lambda target: True)
+    done = fresh.rerun("x:chunker", CASES, timeout=5, memory_mb=None, hash_seed=1)
+    assert not done.loadable and not done.failure and not done.answers
+
+
 def test_a_service_has_no_fresh_process_to_start() -> None:
     done = fresh.rerun("http://127.0.0.1:9/split", CASES, timeout=5, memory_mb=None,
                        hash_seed=1)
