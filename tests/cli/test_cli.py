@@ -226,7 +226,10 @@ def test_only_and_skip_select_invariants(tmp_path: Path) -> None:
     assert status["cap_respected"][0] == "passed"
 
 
-def test_check_on_real_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_on_real_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # check saves its reproducers under the current folder
     good = tmp_path / "doc.txt"
     good.write_text("alpha beta\n\ngamma supercalifragilistic\n", encoding="utf-8")
     assert main(["check", f"{PLUGINS}:slices", str(good), "--max-size", "8", "--overlap", "2"]) == 0

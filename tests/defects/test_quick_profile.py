@@ -24,8 +24,10 @@ QUICK = profiles.PROFILES["quick"]
 FAST_QUICK = {"line_end_exclusive", "hash_ids", "degenerate_crash", "tail_window_appended"}
 
 
-def _quick(**explicit: object):  # type: ignore[no-untyped-def]
-    return profiles.build(QUICK, seed=SEED, reproducers=None, **explicit)
+def _quick(folder: Path | None = None, **explicit: object):  # type: ignore[no-untyped-def]
+    """The quick profile's settings; a run saves (and replays) its failures in ``folder``
+    (a test's own: the profile's default is the current folder's .chunk-contract)."""
+    return profiles.build(QUICK, seed=SEED, reproducers=folder, **explicit)
 
 
 def test_the_quick_profile_runs_no_scaling_probe_and_says_so() -> None:
@@ -34,8 +36,10 @@ def test_the_quick_profile_runs_no_scaling_probe_and_says_so() -> None:
     assert profiles.build(profiles.PROFILES["ci"]).probe
 
 
-def test_a_quick_run_plays_the_corpus_and_schedule_and_leaves_scaling_unchecked() -> None:
-    result = run(RECURSIVE, _quick())
+def test_a_quick_run_plays_the_corpus_and_schedule_and_leaves_scaling_unchecked(
+    tmp_path: Path,
+) -> None:
+    result = run(RECURSIVE, _quick(tmp_path))
     assert result.passed
     assert result.coverage is not None and result.coverage.covered == result.coverage.total
     assert result.examples_asked > QUICK.max_examples  # the corpus and the schedule, replayed
@@ -48,8 +52,8 @@ def test_a_quick_run_plays_the_corpus_and_schedule_and_leaves_scaling_unchecked(
 @pytest.mark.parametrize("name", [
     pytest.param(n, marks=[] if n in FAST_QUICK else [pytest.mark.slow]) for n in sorted(FAST_RUNS)
 ])
-def test_the_quick_profile_catches_the_defect(name: str) -> None:
-    result = run(defect_target(name), _quick())
+def test_the_quick_profile_catches_the_defect(name: str, tmp_path: Path) -> None:
+    result = run(defect_target(name), _quick(tmp_path))
     assert DEFECTS[name] in {r.id for r in result.violated}, name
 
 
