@@ -31,7 +31,7 @@ def test_rerun_false_leaves_deterministic_out_and_calls_once() -> None:
 
 def test_the_schedule_is_played_once_per_case_and_deterministic_still_caught() -> None:
     outcome = run(COUNTER, RunSettings(max_examples=20, seed=1, measure=False,
-                                       only=("deterministic",)))
+                                       only=("deterministic",), reproducers=None))
     verdicts = {r.id: r.status for r in outcome.results}
     assert verdicts["deterministic"] == "violated"
     assert outcome.coverage is not None and outcome.coverage.complete
